@@ -1,0 +1,3 @@
+"""musaport: port PyTorch's CUDA sources to Moore Threads' MUSA."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,165 @@
+"""The command line: wiring only; each command's work lives in its own module."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__
+from .concurrency import default_jobs
+from .report import EXIT_USAGE, Report
+from .resources import default_fixture_tree, default_layout, default_packs, optional_pack
+from .rules import load_packs
+from .run import Options, load_config, run
+from .yamlload import LoadError
+
+err = Console(stderr=True)
+out = Console()
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """One clear line on stderr and a non-zero exit."""
+    err.print(f"musaport: error: {message}", markup=False, highlight=False)
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="musaport")
+def main() -> None:
+    """Port PyTorch's CUDA sources to Moore Threads' MUSA."""
+
+
+def _packs(rules: tuple[Path, ...], packs: tuple[str, ...]) -> tuple[Path, ...]:
+    try:
+        return tuple(default_packs()) + tuple(optional_pack(p) for p in packs) + rules
+    except FileNotFoundError as exc:
+        fail(str(exc))
+
+
+pack_options = [
+    click.option("--rules", "rules", multiple=True, type=click.Path(path_type=Path),
+                 help="Extra rule pack (YAML), applied after the bundled ones. Repeatable."),
+    click.option("--pack", "packs", multiple=True, help="Enable an optional bundled pack (e.g. torch-musa)."),
+]
+
+
+def with_packs(fn):
+    for option in reversed(pack_options):
+        fn = option(fn)
+    return fn
+
+
+@main.command("run")
+@click.option("--pytorch-src", type=click.Path(path_type=Path), default=None,
+              help="PyTorch source tree to port (default: the bundled fixture tree).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+              help="Output folder; the ported tree goes to OUT/generated_cuda_compatible.")
+@click.option("--layout", type=click.Path(path_type=Path), default=None, help="Layout file selecting what to port.")
+@with_packs
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary table.")
+def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet) -> None:
+    """Port the CUDA parts of a PyTorch tree into OUT/generated_cuda_compatible."""
+    opts = Options(
+        source=pytorch_src or default_fixture_tree(),
+        out=out,
+        layout=layout or default_layout(),
+        packs=_packs(rules, packs),
+        jobs=jobs or default_jobs(),
+    )
+    try:
+        config = load_config(opts)
+        report = _run_with_progress(opts, config, quiet)
+    except LoadError as exc:
+        fail(str(exc))
+    if not quiet:
+        _summary(report, opts)
+    for f in report.failed:
+        err.print(f"musaport: error: {f.src}: {'; '.join(f.warnings)}", markup=False, highlight=False)
+    sys.exit(report.return_code)
+
+
+def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
+    if quiet or not err.is_terminal:
+        return run(opts, config)
+    columns = (TextColumn("porting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("port", total=None)
+        return run(opts, config, progress=lambda _r: bar.advance(task),
+                   on_plan=lambda n: bar.update(task, total=n))
+
+
+def _summary(report: Report, opts: Options) -> None:
+    c = report.counts()
+    table = Table(title=f"musaport {__version__}: {opts.source}", title_justify="left")
+    for col in ("files", "ported", "unchanged", "copied", "failed", "skipped", "written", "reused"):
+        table.add_column(col, justify="right")
+    table.add_row(*(str(v) for v in (c["total"], c["ported"], c["unchanged"], c["copied"], c["failed"],
+                                     c["skipped"], report.written, report.reused)))
+    out.print(table)
+    unmapped = report.unmapped()
+    if unmapped:
+        top = ", ".join(f"{u['name']} ({u['count']})" for u in unmapped[:8])
+        out.print(f"unmapped CUDA APIs: {len(unmapped)} names; most used: {top}", highlight=False)
+    out.print(f"findings to review: {len(report.findings())}; warnings: {len(report.warnings())}")
+    out.print(f"output: {opts.out / 'generated_cuda_compatible'}; report: {opts.out / 'porting_report.md'}")
+
+
+@main.group("rules")
+def rules_group() -> None:
+    """List and explain the rewrite rules."""
+
+
+def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...]):
+    try:
+        return load_packs(_packs(rules, packs))
+    except LoadError as exc:
+        fail(str(exc))
+
+
+@rules_group.command("list")
+@with_packs
+def rules_list(rules, packs) -> None:
+    """Every rule in application order: id, pack, kind and why."""
+    table = Table("id", "pack", "kind", "why")
+    for rule in _ruleset(rules, packs).rules:
+        table.add_row(rule.id, rule.pack, rule.kind, rule.why)
+    out.print(table)
+
+
+@rules_group.command("explain")
+@click.argument("rule_id")
+@with_packs
+def rules_explain(rule_id, rules, packs) -> None:
+    """What one rule does, why, where it is declared, and its examples."""
+    from .explain import explain_rule
+
+    ruleset = _ruleset(rules, packs)
+    rule = ruleset.by_id(rule_id)
+    if rule is None:
+        from difflib import get_close_matches
+
+        close = get_close_matches(rule_id, [r.id for r in ruleset.rules], n=3)
+        fail(f"no rule '{rule_id}'" + (f"; did you mean: {', '.join(close)}?" if close else ""))
+    out.print(explain_rule(rule), markup=False, highlight=False)
+
+
+@main.command("parse")
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+def parse_cmd(file: Path) -> None:
+    """Show how the parser sees FILE: context spans and structure facts (JSON)."""
+    import json
+
+    from .parser import parse
+    from .structure import structure
+
+    parsed = parse(file.read_bytes())
+    spans = [{"context": s.context, "start": s.start, "end": s.end, "text": parsed.text[s.start:s.end]}
+             for s in parsed.spans]
+    click.echo(json.dumps({"spans": spans, "structure": structure(parsed).to_json()}, indent=2))

@@ -1,0 +1,81 @@
+"""Literal strings a regex cannot match without: a cheap pre-test per file.
+
+Python's regex engine scans at tens of MB/s when a pattern starts with a
+lookbehind or an optional group, and most rules match nothing in most files.
+If a pattern needs one of a few literal strings, a plain ``in`` test (C speed)
+skips the scan.  Derived from the parsed pattern, so rule authors write only
+the regex; when nothing can be derived safely the answer is "no needles" and
+the rule always runs.
+"""
+
+from __future__ import annotations
+
+try:  # Python 3.11+
+    from re import _constants as _c
+    from re import _parser as _p
+except ImportError:  # Python 3.10
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+_ZERO_WIDTH = {_c.AT, _c.ASSERT, _c.ASSERT_NOT}
+
+
+def needles(pattern: str) -> tuple[str, ...]:
+    """Literals of which at least one occurs in any text the pattern matches."""
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:  # noqa: BLE001 - an unparsable pattern fails elsewhere
+        return ()
+    found = _alternatives(list(parsed))
+    return tuple(sorted(set(found))) if found else ()
+
+
+def _alternatives(items: list) -> list[str] | None:
+    """For a sequence: the best single literal, or a branch's per-arm literals."""
+    if len(items) == 1 and items[0][0] is _c.BRANCH:
+        arms = [_alternatives(list(arm)) for arm in items[0][1][1]]
+        if all(arms):
+            return [lit for arm in arms for lit in arm]  # type: ignore[union-attr]
+        return None
+    runs = _literal_runs(items)
+    best = max(runs, key=len, default="")
+    if len(best) >= 2:
+        return [best]
+    for op, arg in items:  # a mandatory group of alternatives: any arm's literal
+        if op is _c.BRANCH:
+            return _alternatives([(op, arg)])
+        if op is _c.SUBPATTERN and len(arg[-1]) == 1 and arg[-1][0][0] is _c.BRANCH:
+            return _alternatives(list(arg[-1]))
+    return None
+
+
+def _literal_runs(items: list) -> list[str]:
+    """Runs of consecutive mandatory literal characters in a sequence."""
+    runs, current = [], ""
+    for op, arg in items:
+        if op is _c.LITERAL:
+            current += chr(arg)
+            continue
+        if op is _c.SUBPATTERN and _is_plain(arg[-1]):
+            inner = _literal_runs(list(arg[-1]))
+            if len(inner) == 1 and _all_literal(arg[-1]):
+                current += inner[0]
+                continue
+            runs.append(current)
+            runs.extend(inner)
+            current = ""
+            continue
+        if op in _ZERO_WIDTH:
+            continue
+        runs.append(current)
+        current = ""
+    runs.append(current)
+    return [r for r in runs if r]
+
+
+def _is_plain(seq) -> bool:
+    return not any(op is _c.BRANCH for op, _ in seq)
+
+
+def _all_literal(seq) -> bool:
+    return all(op is _c.LITERAL for op, _ in seq)

@@ -1,0 +1,119 @@
+"""Port one file: bytes in, a :class:`FileResult` value out.
+
+Everything here is a pure function of the input bytes, the source path and
+the rule set, so files can be ported in any order, in any process, and the
+result is the same.  Failures are values too: one bad file is reported and
+the run goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from . import __version__
+from .parser import CODE, Parsed, decode, encode, masked, parse
+from .rewrite import Finding, rewrite
+from .rules import RuleSet
+from .structure import Structure, structure
+from .tokens import Tokens
+
+PROVENANCE = "// musaport"
+_CODE = frozenset({CODE})
+# Spellings that mark a CUDA API name (the toolkit vocabulary catches the rest).
+_CUDA_API = re.compile(
+    r"(?<![\w])(?:cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU[a-z]\w*|CU_[A-Z]\w*|__nv_\w+|"
+    r"(?:cudnn|CUDNN|nccl|NCCL|nvrtc|NVRTC|nvtx|NVTX|cublas|CUBLAS|cusparse|CUSPARSE|cusolver|CUSOLVER|"
+    r"curand|CURAND|cufft|CUFFT|cupti|CUPTI)\w*)"
+)
+
+# Every vocabulary name and every _CUDA_API spelling starts with one of these.
+_CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nvrtc|NVRTC|nvtx|NVTX)\w*")
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What happened to one file.  ``data`` is the output (not cached)."""
+
+    src: str
+    out: str
+    status: str  # ported | unchanged | copied | failed
+    src_hash: str
+    out_hash: str = ""
+    fired: dict[str, int] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    unmapped: tuple[tuple[str, int], ...] = ()
+    warnings: tuple[str, ...] = ()
+    structure: Structure = field(default_factory=Structure)
+    data: bytes | None = field(default=None, compare=False, repr=False)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def port_bytes(
+    data: bytes, src: str, out: str, rules: RuleSet, vocabulary: frozenset[str], tokens: Tokens | None = None
+) -> FileResult:
+    """Port one file's bytes (``tokens``: its libclang tokens, if already lexed)."""
+    digest = sha256(data)
+    warnings = _encoding_warnings(data)
+    text = decode(data)
+    if text.startswith(PROVENANCE):
+        return FileResult(src, out, "copied", digest, digest, warnings=warnings, data=data)
+    parsed = parse(data, tokens)
+    result = rewrite(parsed, rules.rules, src)
+    facts = structure(parsed)
+    unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary)
+    if result.text == text:
+        return FileResult(src, out, "unchanged", digest, digest, {}, result.findings, unmapped, warnings, facts, data)
+    new = encode(provenance(src, digest, text) + result.text)
+    return FileResult(src, out, "ported", digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new)
+
+
+def provenance(src: str, digest: str, text: str) -> str:
+    """The one-line header naming tool version, source path and source hash."""
+    newline = "\r\n" if "\r\n" in text[:4096] else "\n"
+    return f"{PROVENANCE} {__version__}: ported from {src} (sha256 {digest[:16]}){newline}"
+
+
+def copy_bytes(data: bytes, src: str, out: str) -> FileResult:
+    """A hand-written MUSA file: copied byte for byte, never re-ported."""
+    digest = sha256(data)
+    return FileResult(src, out, "copied", digest, digest, data=data)
+
+
+def find_unmapped(parsed: Parsed, vocabulary: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    """CUDA API identifiers still present in code context, with their lines."""
+    code = masked(parsed.text, parsed.spans, _CODE)
+    hits = []
+    line, pos = 1, 0
+    for m in _CANDIDATE.finditer(code):
+        name = m.group(0)
+        if m.start() and _is_word(code[m.start() - 1]):
+            continue
+        if name in vocabulary or _CUDA_API.fullmatch(name):
+            line += code.count("\n", pos, m.start())
+            pos = m.start()
+            hits.append((name, line))
+    return tuple(hits)
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _encoding_warnings(data: bytes) -> tuple[str, ...]:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return (f"line {line}: not valid UTF-8; bytes outside rewritten spans are kept as they are",)
+    return ()
+
+
+def failed(src: str, out: str, reason: str) -> FileResult:
+    """A file that could not be ported at all."""
+    return FileResult(src, out, "failed", "", warnings=(reason,))
+

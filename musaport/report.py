@@ -1,0 +1,120 @@
+"""The one Report object: counts, per-file outcomes, totals and the exit code.
+
+Report files hold only what follows from the input and the rules (no
+timings, no "written this run" counts), so a second run over the same input
+writes byte-identical reports, whatever ``--jobs`` was.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from . import __version__
+from .layout import Skipped
+from .port import FileResult
+from .resources import data_dir
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass
+class Report:
+    """Collects outcomes; renders JSON and Markdown; owns the return code."""
+
+    source: str
+    results: list[FileResult] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    written: int = 0
+    removed: int = 0
+    reused: int = 0
+
+    def add(self, result: FileResult) -> None:
+        self.results.append(result)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+    @property
+    def return_code(self) -> int:
+        """0 when every file ported, 1 when any failed (the output was not updated)."""
+        return EXIT_FAILED if self.failed else EXIT_OK
+
+    def counts(self) -> dict[str, int]:
+        c = Counter(r.status for r in self.results)
+        return {s: c.get(s, 0) for s in ("ported", "unchanged", "copied", "failed")} | {
+            "skipped": len(self.skipped),
+            "total": len(self.results),
+        }
+
+    def rule_totals(self) -> dict[str, dict[str, int]]:
+        """Per rule: matches and files, sorted by rule id."""
+        matches: Counter[str] = Counter()
+        files: Counter[str] = Counter()
+        for r in self.results:
+            for rule, n in r.fired.items():
+                matches[rule] += n
+                files[rule] += 1
+        return {k: {"matches": matches[k], "files": files[k]} for k in sorted(matches)}
+
+    def unmapped(self) -> list[dict]:
+        """Every CUDA API name left in code, most frequent first, with its sites."""
+        sites: dict[str, list[str]] = defaultdict(list)
+        for r in sorted(self.results, key=lambda r: r.src):
+            for name, line in r.unmapped:
+                sites[name].append(f"{r.src}:{line}")
+        ordered = sorted(sites.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [{"name": n, "count": len(s), "sites": s} for n, s in ordered]
+
+    def findings(self) -> list[dict]:
+        """Flags and lossy rewrites with file:line, in file order."""
+        out = []
+        for r in sorted(self.results, key=lambda r: r.src):
+            for f in r.findings:
+                out.append({"rule": f.rule, "site": f"{r.src}:{f.line}", "text": f.text, "message": f.message})
+        return out
+
+    def warnings(self) -> list[str]:
+        out = [f"{s.rel}: {s.reason}" for s in self.skipped if s.warn]
+        for r in sorted(self.results, key=lambda r: r.src):
+            out.extend(f"{r.src}: {w}" for w in r.warnings)
+        return out
+
+    def to_json(self) -> dict:
+        files = {
+            r.src: {"out": r.out, "status": r.status, "rules": r.fired, "unmapped": len(r.unmapped)}
+            for r in sorted(self.results, key=lambda r: r.src)
+        }
+        return {
+            "tool": f"musaport {__version__}",
+            "source": self.source,
+            "summary": self.counts(),
+            "rules": self.rule_totals(),
+            "unmapped": self.unmapped(),
+            "findings": self.findings(),
+            "warnings": self.warnings(),
+            "skipped": [{"path": s.rel, "reason": s.reason} for s in sorted(self.skipped, key=lambda s: s.rel)],
+            "files": files,
+        }
+
+    def render_json(self) -> str:
+        return json.dumps(self.to_json(), indent=2, sort_keys=False) + "\n"
+
+    def render_markdown(self) -> str:
+        return render_template("porting_report.md.j2", report=self.to_json())
+
+
+def render_template(name: str, **values: object) -> str:
+    """Render a template from templates/; a missing variable is an error."""
+    env = Environment(
+        loader=FileSystemLoader(str(data_dir("templates"))),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template(name).render(**values)

@@ -1,0 +1,46 @@
+"""Where the bundled rule packs, templates, shim and fixtures live.
+
+From a checkout they are the top-level folders next to the package; from an
+installed wheel they are packaged under ``musaport/_data`` (see
+pyproject.toml's force-include).  Both layouts are looked up the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PKG = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """The folder ``name`` (rules, templates, fixtures) in a checkout or a wheel."""
+    for candidate in (_PKG.parent / name, _PKG / "_data" / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"musaport data folder '{name}' not found next to {_PKG}")
+
+
+def default_packs() -> list[Path]:
+    """The packs every run uses, in the order their file names sort."""
+    return sorted((data_dir("rules") / "packs").glob("*.yaml"))
+
+
+def optional_pack(name: str) -> Path:
+    """An opt-in pack from rules/optional, by name (``torch-musa``)."""
+    path = data_dir("rules") / "optional" / f"{name}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in (data_dir("rules") / "optional").glob("*.yaml"))
+        raise FileNotFoundError(f"no optional pack '{name}' (known: {', '.join(known)})")
+    return path
+
+
+def default_layout() -> Path:
+    return data_dir("rules") / "layout.yaml"
+
+
+def vocabulary_file() -> Path:
+    return data_dir("rules") / "data" / "cuda_toolkit_names.txt"
+
+
+def default_fixture_tree() -> Path:
+    return data_dir("fixtures") / "pytorch"
