@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from . import __version__
 from .port import FileResult
 from .rewrite import Finding
 from .structure import Structure
+from .writer import write_atomic
 
 CACHE_NAME = "cache.json"
 
@@ -87,7 +87,7 @@ def _result_json(r: FileResult) -> dict:
 
 
 def dump(folder: Path, key: str, entries: dict[str, Entry]) -> None:
-    """Write the cache atomically (temp file, then rename)."""
+    """Write the cache atomically, and not at all when nothing in it changed."""
     files = {}
     for src in sorted(entries):
         e = entries[src]
@@ -99,7 +99,4 @@ def dump(folder: Path, key: str, entries: dict[str, Entry]) -> None:
             "out_mtime_ns": e.out_mtime_ns,
             "result": r,
         }
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{CACHE_NAME}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps({"key": key, "files": files}, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, folder / CACHE_NAME)
+    write_atomic(folder / CACHE_NAME, json.dumps({"key": key, "files": files}, sort_keys=True).encode())

@@ -25,7 +25,7 @@ out = Console()
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One clear line on stderr and a non-zero exit."""
-    err.print(f"musaport: error: {message}", markup=False, highlight=False)
+    click.echo(f"musaport: error: {message}", err=True)
     sys.exit(code)
 
 
@@ -81,7 +81,9 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet) -> None:
     if not quiet:
         _summary(report, opts)
     for f in report.failed:
-        err.print(f"musaport: error: {f.src}: {'; '.join(f.warnings)}", markup=False, highlight=False)
+        click.echo(f"musaport: error: {f.src}: {'; '.join(f.warnings)}", err=True)
+    if report.failed:
+        click.echo(f"musaport: {len(report.failed)} file(s) failed; the output tree was left as it was", err=True)
     sys.exit(report.return_code)
 
 

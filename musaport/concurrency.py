@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -35,8 +35,16 @@ class Task:
 
 @dataclass(frozen=True)
 class Context:
+    """What every worker needs: the rules, the vocabulary, and where outputs go.
+
+    Workers stage changed outputs themselves (``stage`` folder, mirroring
+    ``tree``), so output bytes never travel back to the parent process.
+    """
+
     rules: RuleSet
     vocabulary: frozenset[str]
+    tree: Path | None = None
+    stage: Path | None = None
 
 
 _CONTEXT: Context | None = None
@@ -59,7 +67,25 @@ def run_batch(tasks: list[Task]) -> list[FileResult]:
             loaded.append((task, data))
     for (task, data), tokens in zip(loaded, _lex([d for _, d in loaded])):
         results[task.src] = _port_one(task, data, tokens)
-    return [results[t.src] for t in tasks]
+    return [_staged(results[t.src]) for t in tasks]
+
+
+def _staged(result: FileResult) -> FileResult:
+    """Write a changed output into the staging folder; drop the bytes from the result."""
+    assert _CONTEXT is not None
+    if _CONTEXT.stage is None or result.data is None:
+        return result
+    staged = False
+    try:
+        current = (_CONTEXT.tree / result.out).read_bytes() if _CONTEXT.tree else None
+    except OSError:
+        current = None
+    if current != result.data:
+        path = _CONTEXT.stage / result.out
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(result.data)
+        staged = True
+    return replace(result, data=None, staged=staged)
 
 
 def _lex(datas: list[bytes]) -> list[Tokens | None]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .transforms import rename_path
+from .transforms import rename_dirs, rename_path
 from .yamlload import Fields, LoadError, load_yaml
 
 
@@ -165,4 +165,4 @@ def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str
         if not target.is_file():
             return Skipped(rel, "symlink to something that is not a file", warn=True)
     copy = any(fnmatch.fnmatchcase(name, g) for g in layout.copy_only)
-    return Found(rel, rel if copy else rename_path(rel), copy)
+    return Found(rel, rename_dirs(rel) if copy else rename_path(rel), copy)

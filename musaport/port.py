@@ -23,7 +23,7 @@ PROVENANCE = "// musaport"
 _CODE = frozenset({CODE})
 # Spellings that mark a CUDA API name (the toolkit vocabulary catches the rest).
 _CUDA_API = re.compile(
-    r"(?<![\w])(?:cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU[a-z]\w*|CU_[A-Z]\w*|__nv_\w+|"
+    r"(?<![\w])(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU[a-z]\w*|CU_[A-Z]\w*|__nv_\w+|"
     r"(?:cudnn|CUDNN|nccl|NCCL|nvrtc|NVRTC|nvtx|NVTX|cublas|CUBLAS|cusparse|CUSPARSE|cusolver|CUSOLVER|"
     r"curand|CURAND|cufft|CUFFT|cupti|CUPTI)\w*)"
 )
@@ -47,6 +47,7 @@ class FileResult:
     warnings: tuple[str, ...] = ()
     structure: Structure = field(default_factory=Structure)
     data: bytes | None = field(default=None, compare=False, repr=False)
+    staged: bool = field(default=False, compare=False, repr=False)
 
 
 def sha256(data: bytes) -> str:

@@ -32,6 +32,7 @@ class Example:
     before: str
     after: str
     path: str = "aten/src/ATen/native/cuda/Example.cu"
+    flagged: bool = True  # for flag rules: whether this example must be reported
 
 
 @dataclass(frozen=True)
@@ -225,7 +226,14 @@ def _examples(f: Fields) -> tuple[Example, ...]:
     out = []
     for entry in f.pop("examples", [], kind=list):
         e = Fields(entry, f.where, "example")
-        out.append(Example(e.pop("before", kind=str), e.pop("after", kind=str), e.pop("path", Example.path, kind=str)))
+        out.append(
+            Example(
+                e.pop("before", kind=str),
+                e.pop("after", kind=str),
+                e.pop("path", Example.path, kind=str),
+                e.pop("flagged", True, kind=bool),
+            )
+        )
         e.done()
     return tuple(out)
 

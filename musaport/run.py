@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -56,7 +58,7 @@ def load_config(opts: Options) -> Config:
     layout = load_layout(opts.layout)
     rules = load_packs(opts.packs)
     raw = vocabulary_file().read_bytes()
-    vocabulary = frozenset(ln for ln in raw.decode().split() if not ln.startswith("#"))
+    vocabulary = frozenset(ln.strip() for ln in raw.decode().splitlines() if ln.strip() and not ln.startswith("#"))
     key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
     return Config(layout, rules, vocabulary, key)
 
@@ -64,23 +66,50 @@ def load_config(opts: Options) -> Config:
 def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | None = None,
         on_plan: Callable[[int], None] | None = None) -> Report:
     """Port the tree; the previous output stays untouched unless every file ported."""
+    timer = Timer()
     check_tree(config.layout, opts.source)
     check_out(config.layout, opts.source, opts.out)
     found, skipped = _discover(config.layout, opts.source)
-    state = opts.out / STATE_DIR
-    entries = cache.load(state, config.key)
+    entries = cache.load(opts.out / STATE_DIR, config.key)
     plan = _plan(found, entries, opts.source, opts.out / TREE)
+    timer.lap("discover+plan")
     if on_plan:
         on_plan(len(plan.tasks))
-    fresh = port_all(plan.tasks, Context(config.rules, config.vocabulary), opts.jobs, progress)
+    stage = Stage(opts.out / TREE, opts.out / STATE_DIR)
+    stage.sweep()
+    context = Context(config.rules, config.vocabulary, opts.out / TREE, stage.root)
+    try:
+        fresh = port_all(plan.tasks, context, opts.jobs, progress)
+    except BaseException:
+        stage.discard()
+        raise
+    timer.lap("port")
     report = Report(source=str(opts.source), skipped=skipped, reused=len(plan.reused))
     for result in [e.result for e in plan.reused] + fresh + plan.collisions:
         report.add(result)
     report.results.sort(key=lambda r: r.src)
-    if not report.failed:
-        _commit(opts, config, plan, fresh, entries, report)
+    if report.failed:
+        stage.discard()
+    else:
+        _commit(opts, config, plan, fresh, report, stage)
+    timer.lap("commit")
     _write_reports(opts.out, report)
+    timer.lap("reports")
     return report
+
+
+class Timer:
+    """Phase timings on stderr when MUSAPORT_TIMING is set (for benchmarks and profiling)."""
+
+    def __init__(self) -> None:
+        self.on = bool(os.environ.get("MUSAPORT_TIMING"))
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.on:
+            print(f"musaport timing: {name} {now - self.last:.3f}s", file=sys.stderr)
+        self.last = now
 
 
 def _discover(layout: Layout, source: Path) -> tuple[list[Found], list[Skipped]]:
@@ -118,15 +147,13 @@ def _unchanged(entry: Entry, src: Path, out: Path) -> bool:
         entry.size, entry.mtime_ns, entry.out_size, entry.out_mtime_ns)
 
 
-def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult],
-            entries: dict[str, Entry], report: Report) -> None:
-    """Stage changed outputs, swap them in, drop stale ones, then save the cache."""
+def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult], report: Report,
+            stage: Stage) -> None:
+    """Swap staged outputs in, drop stale ones, then save the cache."""
     tree = opts.out / TREE
-    stage = Stage(tree, opts.out / STATE_DIR)
-    stage.sweep()
     for result in fresh:
-        if not _same_bytes(tree / result.out, result.data):
-            stage.put(result.out, result.data or b"")
+        if result.staged:
+            stage.adopt(result.out)
     wanted = {r.out for r in report.results}
     for rel in _existing(tree):
         if rel not in wanted:
@@ -137,13 +164,6 @@ def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult],
     for result in fresh:
         new_entries[result.src] = _entry(result, opts.source / result.src, tree / result.out)
     cache.dump(opts.out / STATE_DIR, config.key, new_entries)
-
-
-def _same_bytes(path: Path, data: bytes | None) -> bool:
-    try:
-        return path.read_bytes() == data
-    except OSError:
-        return False
 
 
 def _existing(tree: Path) -> list[str]:

@@ -60,6 +60,13 @@ def rename_path(path: str) -> str:
     return "/".join(_rename_part(p, last=(i == len(parts) - 1)) for i, p in enumerate(parts))
 
 
+def rename_dirs(path: str) -> str:
+    """Rename only the folders of ``path``: a hand-written MUSA file keeps its name
+    but lands beside the ported files of its folder."""
+    folder, _, name = path.rpartition("/")
+    return f"{rename_path(folder + '/x').rpartition('/')[0]}/{name}" if folder else name
+
+
 def _rename_part(part: str, last: bool) -> str:
     """Rename one path component."""
     if not last:

@@ -42,6 +42,12 @@ class Stage:
         path.write_bytes(data)
         self.files[rel] = path
 
+    def adopt(self, rel: str) -> None:
+        """Take a file a worker already wrote to ``root/rel``."""
+        if rel in self.files:
+            raise ValueError(f"two outputs for {rel}")
+        self.files[rel] = self.root / rel
+
     def remove(self, rel: str) -> None:
         self.removals.add(rel)
 

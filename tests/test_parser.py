@@ -1,0 +1,93 @@
+"""The libclang-based parser: which span of a file is which context, and structure facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from musaport.parser import parse
+from musaport.structure import structure
+
+SOURCE = b"""#include <cuda_runtime.h> // runtime
+#include "foo.cuh"
+#define ON_DEVICE defined(__CUDACC__) /* macro */
+#pragma unroll 4
+const char* s = "cudaMalloc in a string";
+char c = 'c';
+auto raw = R"(cudaFree)";
+// cudaMemcpy in a comment
+int x = cudaMalloc(&p, 4);
+  #  if __CUDA_ARCH__ >= 800
+#endif
+"""
+
+
+def contexts_of(data: bytes) -> dict[str, str]:
+    parsed = parse(data)
+    return {parsed.text[s.start : s.end]: s.context for s in parsed.spans}
+
+
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [
+        ("#include", "directive"),
+        ("<cuda_runtime.h>", "include"),
+        ("// runtime", "comment"),
+        ('"foo.cuh"', "include"),
+        ("#define", "directive"),
+        ("/* macro */", "comment"),
+        ("#pragma unroll 4", "directive"),
+        ('"cudaMalloc in a string"', "string"),
+        ("'c'", "string"),
+        ('R"(cudaFree)"', "string"),
+        ("// cudaMemcpy in a comment", "comment"),
+        ("#  if", "directive"),
+    ],
+)
+def test_contexts(text: str, context: str) -> None:
+    assert contexts_of(SOURCE)[text] == context
+
+
+def test_code_is_not_a_span() -> None:
+    found = contexts_of(SOURCE)
+    assert "cudaMalloc(&p, 4)" not in found
+    assert not any("ON_DEVICE" in t for t in found)
+
+
+def test_crlf_and_multibyte_offsets() -> None:
+    data = "// héllo wörld\r\nconst char* s = \"ü\";\r\n".encode()
+    parsed = parse(data)
+    found = {parsed.text[s.start : s.end]: s.context for s in parsed.spans}
+    assert found == {"// héllo wörld": "comment", '"ü"': "string"}
+
+
+def test_invalid_utf8_offsets_stay_aligned() -> None:
+    data = b'// caf\xe9\nconst char* s = "x";\n'
+    parsed = parse(data)
+    assert [parsed.text[s.start : s.end] for s in parsed.spans][1] == '"x"'
+
+
+def test_continued_line_hash_is_not_a_directive() -> None:
+    data = b"#define STR(x) \\\n  #x\nint y;\n"
+    assert contexts_of(data) == {"#define": "directive"}
+
+
+def test_structure_facts() -> None:
+    data = b"""
+#include <ATen/native/cuda/Loops.cuh>
+template <typename T>
+__global__ void __launch_bounds__(128) scale_kernel(T* x) { x[threadIdx.x] *= 2; }
+void run(float* x, cudaStream_t s) {
+  scale_kernel<float><<<1, 128, 0, s>>>(x);
+}
+// REGISTER_DISPATCH(fake_stub, &nothing);
+REGISTER_DISPATCH(abs_stub, &abs_kernel_cuda);
+TORCH_IMPL_FUNC(tril_cuda)(const Tensor& self, int64_t k, const Tensor& result) {}
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {}
+"""
+    facts = structure(parse(data))
+    assert [(k.name, k.line) for k in facts.kernels] == [("scale_kernel", 4)]
+    assert [(k.name, k.line) for k in facts.launches] == [("scale_kernel<float>", 6)]
+    assert [(r.name, r.args) for r in facts.registrations] == [("abs_stub", ("REGISTER_DISPATCH", "&abs_kernel_cuda"))]
+    assert [i.name for i in facts.impl_funcs] == ["tril_cuda"]
+    assert [(i.name, i.args) for i in facts.library_impls] == [("aten", ("PrivateUse1", "m"))]
+    assert [i.name for i in facts.includes] == ["<ATen/native/cuda/Loops.cuh>"]

@@ -1,0 +1,67 @@
+"""Bad rule packs and layouts: one clear error naming file, line and rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from musaport.layout import load_layout
+from musaport.needles import needles
+from musaport.rules import load_packs
+from musaport.yamlload import LoadError
+
+GOOD_RULE = """  - id: ok
+    why: fine
+    pattern: 'foo'
+    replace: 'bar'
+"""
+
+
+def pack(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "my.yaml"
+    path.write_text("pack: mine\nrules:\n" + body)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("  - id: bad\n    why: w\n    pattern: '(unclosed'\n    replace: x\n", "my.yaml:3: rule 'bad': invalid regex"),
+        ("  - id: bad\n    why: w\n    pattern: 'a'\n    replace: x\n    contexts: [code, nowhere]\n", "my.yaml:3: rule 'bad': unknown context"),
+        ("  - id: bad\n    why: w\n    pattern: 'a'\n    replace: x\n    replace: y\n", "my.yaml:7: duplicate key 'replace'"),
+        ("  - id: bad\n    why: w\n    pattern: 'a'\n    replce: x\n", "my.yaml:3: rule 'bad': unknown key(s) in rule: replce"),
+        ("  - id: bad\n    why: ''\n    pattern: 'a'\n    replace: x\n", "'why' must say why"),
+        ("  - id: bad\n    why: w\n    pattern: 'a'\n", "needs exactly one of 'replace' or 'transform'"),
+        ("  - id: bad\n    why: w\n    pattern: 'a'\n    transform: nope\n", "unknown transform 'nope'"),
+        ("  - id: bad\n    why: w\n    pattern: '(a)'\n    replace: '\\2'\n", "invalid regex"),
+        (GOOD_RULE + GOOD_RULE, "rule id 'ok' already declared"),
+        ("  - id: bad\n    why: w\n    pattern: [x\n", "invalid YAML"),
+    ],
+)
+def test_malformed_pack(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(LoadError) as err:
+        load_packs([pack(tmp_path, body)])
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_malformed_layout(tmp_path: Path) -> None:
+    path = tmp_path / "layout.yaml"
+    path.write_text("layout: x\nsuffixes: [.cu]\nfolders:\n  - {path: a, recursiv: true}\n")
+    with pytest.raises(LoadError, match=r"layout.yaml:4: unknown key\(s\) in folder: recursiv"):
+        load_layout(path)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"\bREGISTER_CUDA_DISPATCH\b", ("REGISTER_CUDA_DISPATCH",)),
+        (r"(?<![\w])(?:cublas|CUFFT)\w*", ("CUFFT", "cublas")),
+        (r"(?:\bcase\s+)?\b((?:c10::|at::)?DeviceType::)CUDA\b", ("DeviceType::",)),
+        (r"a?b", ()),
+        (r"\A(?!x)", ()),
+    ],
+)
+def test_needles(pattern: str, expected: tuple[str, ...]) -> None:
+    assert needles(pattern) == expected
