@@ -35,8 +35,14 @@ class Entry:
 
 
 def cache_key(*digests: str) -> str:
-    """The key: tool version plus the digest of every output-affecting input."""
+    """The key: tool version and code, plus the digest of every output-affecting input.
+
+    The code digest matters for editable installs, where the version stays put
+    while the porting logic changes under it.
+    """
     h = hashlib.sha256(__version__.encode())
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(source.read_bytes())
     for d in digests:
         h.update(b"\0" + d.encode())
     return h.hexdigest()

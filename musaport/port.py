@@ -23,9 +23,9 @@ PROVENANCE = "// musaport"
 _CODE = frozenset({CODE})
 # Spellings that mark a CUDA API name (the toolkit vocabulary catches the rest).
 _CUDA_API = re.compile(
-    r"(?<![\w])(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU[a-z]\w*|CU_[A-Z]\w*|__nv_\w+|"
-    r"(?:cudnn|CUDNN|nccl|NCCL|nvrtc|NVRTC|nvtx|NVTX|cublas|CUBLAS|cusparse|CUSPARSE|cusolver|CUSOLVER|"
-    r"curand|CURAND|cufft|CUFFT|cupti|CUPTI)\w*)"
+    r"(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU[a-z]\w*|CU_[A-Z]\w*|__nv_\w+"
+    r"|(?:cudnn|nccl|nvrtc|nvtx|cublas|cusparse|cusolver|cufft|cupti)[A-Z]\w*|curand_?[A-Za-z]\w*"
+    r"|(?:CUDNN|NCCL|NVRTC|NVTX|CUBLAS|CUSPARSE|CUSOLVER|CURAND|CUFFT|CUPTI)_\w+)"
 )
 
 # Every vocabulary name and every _CUDA_API spelling starts with one of these.

@@ -63,12 +63,14 @@ class Report:
 
     def unmapped(self) -> list[dict]:
         """Every CUDA API name left in code, most frequent first, with its sites."""
-        sites: dict[str, list[str]] = defaultdict(list)
+        uses: Counter[str] = Counter()
+        sites: dict[str, dict[str, None]] = defaultdict(dict)
         for r in sorted(self.results, key=lambda r: r.src):
             for name, line in r.unmapped:
-                sites[name].append(f"{r.src}:{line}")
-        ordered = sorted(sites.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        return [{"name": n, "count": len(s), "sites": s} for n, s in ordered]
+                uses[name] += 1
+                sites[name][f"{r.src}:{line}"] = None
+        ordered = sorted(uses, key=lambda n: (-uses[n], n))
+        return [{"name": n, "count": uses[n], "sites": list(sites[n])} for n in ordered]
 
     def findings(self) -> list[dict]:
         """Flags and lossy rewrites with file:line, in file order."""

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Benchmark: `musaport run` on PyTorch 2.6.0 against PyTorch's own hipify.
+
+Measures, in one invocation on this machine:
+  - musaport cold (empty --out), warm (nothing changed), and after touching one file;
+  - hipify_python (torch/utils/hipify from the same tree) on the same CUDA folders;
+and prints wall times, peak memory and the ratios the targets are stated in:
+cold <= 1.0x hipify, warm <= 15% of cold with 0 files written, peak <= 300 MB.
+
+    python bench/port_pytorch.py [--pytorch-src DIR] [--jobs N] [--repeat N]
+
+Without --pytorch-src it unpacks ../shared/pytorch's 2.6.0 tarball into the
+test cache (the same one the test suite uses).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+# hipify's include globs for the folders musaport's default layout ports as .mu/.cu
+HIPIFY_INCLUDES = [
+    "aten/src/ATen/native/cuda/*",
+    "aten/src/ATen/native/nested/cuda/*",
+    "aten/src/ATen/native/quantized/cuda/*",
+    "aten/src/ATen/native/sparse/cuda/*",
+    "aten/src/ATen/native/transformers/cuda/*",
+    "aten/src/ATen/cuda/*",
+    "c10/cuda/*",
+    "torch/csrc/cuda/*",
+]
+
+MEASURE = """
+import resource, subprocess, sys, time
+t = time.perf_counter()
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+wall = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{wall:.4f} {peak:.1f} {p.returncode}")
+sys.stderr.write(p.stdout[-2000:] + p.stderr[-2000:])
+"""
+
+
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (MB, largest single process) of one command."""
+    p = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, env=env)
+    wall, peak, rc = p.stdout.split()
+    if rc != "0":
+        raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}\n{p.stderr}")
+    return float(wall), float(peak), p.stderr
+
+
+def written(stdout: str) -> int:
+    """The 'written' column of musaport's summary table."""
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.strip("│ ").split("│")]
+        if len(cells) == 8 and cells[0].isdigit():
+            return int(cells[6])
+    raise SystemExit("could not read the summary table:\n" + stdout)
+
+
+def scratch_copy(src: Path, dest: Path) -> Path:
+    """The folders both tools read, copied so the benchmark may edit a file."""
+    shutil.rmtree(dest, ignore_errors=True)
+    for top in ("aten/src/ATen", "c10", "torch/csrc", "torch/utils/hipify"):
+        shutil.copytree(src / top, dest / top, symlinks=True)
+    return dest
+
+
+def musaport_runs(src: Path, work: Path, jobs: int) -> dict[str, tuple[float, float, int]]:
+    out = work / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    base = ["musaport", "run", "--pytorch-src", str(src), "--out", str(out), "--jobs", str(jobs)]
+    env = dict(os.environ, COLUMNS="200")
+    results = {}
+    for name in ("cold", "warm"):
+        wall, peak, log = measure(base, env)
+        results[name] = (wall, peak, written(log))
+    touched = src / "aten/src/ATen/native/cuda/AbsKernel.cu"
+    touched.write_bytes(touched.read_bytes() + b"\n// edited by the benchmark\n")
+    wall, peak, log = measure(base, env)
+    results["edit 1"] = (wall, peak, written(log))
+    return results
+
+
+def hipify_run(src: Path, work: Path) -> tuple[float, float]:
+    """hipify_python on a scratch copy of the same folders (it rewrites in place)."""
+    project = work / "hipify"
+    shutil.rmtree(project, ignore_errors=True)
+    for top in ("aten/src/ATen", "c10", "torch/csrc"):
+        shutil.copytree(src / top, project / top, symlinks=True)
+    # hipify must not see the musaport output or the edited file's history: a fresh copy
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from hipify import hipify_python as h;"
+        f"h.hipify(project_directory=sys.argv[2], output_directory=sys.argv[2], includes={HIPIFY_INCLUDES!r},"
+        "show_detailed=False, is_pytorch_extension=False, show_progress=False)"
+    )
+    wall, peak, _ = measure([sys.executable, "-c", script, str(src / "torch/utils"), str(project)])
+    return wall, peak
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pytorch-src", type=Path)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--repeat", type=int, default=3, help="take the best of N rounds")
+    args = ap.parse_args()
+    if args.pytorch_src is None:
+        from conftest import pytorch_tree
+
+        args.pytorch_src = pytorch_tree("2.6.0")
+    src = args.pytorch_src
+    rounds = []
+    with tempfile.TemporaryDirectory(prefix="musaport-bench-") as tmp:
+        for _ in range(args.repeat):
+            copy = scratch_copy(src, Path(tmp) / "pytorch")
+            rounds.append((musaport_runs(copy, Path(tmp), args.jobs), hipify_run(copy, Path(tmp))))
+    best = {k: min((r[0][k] for r in rounds), key=lambda v: v[0]) for k in rounds[0][0]}
+    hip = min((r[1] for r in rounds), key=lambda v: v[0])
+    cold = best["cold"][0]
+    print(f"PyTorch tree: {src}   jobs: {args.jobs}   best of {args.repeat}")
+    print(f"{'run':<16}{'wall s':>9}{'peak MB':>10}{'written':>9}{'ratio':>22}")
+    print(f"{'hipify':<16}{hip[0]:>9.3f}{hip[1]:>10.1f}{'-':>9}{'(peer)':>22}")
+    for name, (wall, peak, n) in best.items():
+        ratio = f"{wall / hip[0]:.2f}x hipify" if name == "cold" else f"{wall / cold:.1%} of cold"
+        print(f"{'musaport ' + name:<16}{wall:>9.3f}{peak:>10.1f}{n:>9}{ratio:>22}")
+    verdict = {
+        "cold <= 1.0x hipify": cold <= hip[0],
+        "warm <= 15% of cold": best["warm"][0] <= 0.15 * cold,
+        "warm writes 0 files": best["warm"][2] == 0,
+        "peak <= 300 MB": max(v[1] for v in best.values()) <= 300,
+    }
+    print(json.dumps(verdict))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
