@@ -31,6 +31,7 @@ class Report:
     written: int = 0
     removed: int = 0
     reused: int = 0
+    generated: list[str] = field(default_factory=list)
 
     def add(self, result: FileResult) -> None:
         self.results.append(result)

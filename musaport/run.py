@@ -13,6 +13,7 @@ from typing import Callable
 from . import cache
 from .cache import Entry
 from .concurrency import Context, Task, port_all
+from .generate import GenerateOptions, generated_files
 from .layout import Found, Layout, Skipped, check_out, check_tree, discover, load_layout
 from .port import FileResult, failed
 from .report import Report
@@ -32,6 +33,7 @@ class Options:
     layout: Path
     packs: tuple[Path, ...]
     jobs: int = 1
+    generate: GenerateOptions = GenerateOptions()
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,12 @@ def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | 
     for result in [e.result for e in plan.reused] + fresh + plan.collisions:
         report.add(result)
     report.results.sort(key=lambda r: r.src)
+    generated = generated_files(opts.source, report.results, opts.generate) if not report.failed else {}
+    report.generated = sorted(generated)
     if report.failed:
         stage.discard()
     else:
-        _commit(opts, config, plan, fresh, report, stage)
+        _commit(opts, config, plan, fresh, report, stage, generated)
     timer.lap("commit")
     _write_reports(opts.out, report)
     timer.lap("reports")
@@ -148,13 +152,16 @@ def _unchanged(entry: Entry, src: Path, out: Path) -> bool:
 
 
 def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult], report: Report,
-            stage: Stage) -> None:
+            stage: Stage, generated: dict[str, bytes]) -> None:
     """Swap staged outputs in, drop stale ones, then save the cache."""
     tree = opts.out / TREE
     for result in fresh:
         if result.staged:
             stage.adopt(result.out)
-    wanted = {r.out for r in report.results}
+    for rel, data in sorted(generated.items()):
+        if not _holds(tree / rel, data):
+            stage.put(rel, data)
+    wanted = {r.out for r in report.results} | set(generated)
     for rel in _existing(tree):
         if rel not in wanted:
             stage.remove(rel)
@@ -164,6 +171,13 @@ def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult], 
     for result in fresh:
         new_entries[result.src] = _entry(result, opts.source / result.src, tree / result.out)
     cache.dump(opts.out / STATE_DIR, config.key, new_entries)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _existing(tree: Path) -> list[str]:
