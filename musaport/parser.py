@@ -126,54 +126,36 @@ def _line_end(data: bytes, off: int) -> int:
         return nl if data[nl - 1 : nl] != b"\r" else nl - 1
 
 
+_INCLUDE_TARGET = re.compile(rb"[ \t]*(<[^>\n]*>|\"[^\"\n]*\"|[A-Za-z_]\w*)")
+
+
 def _directive(data: bytes, toks: Tokens, i: int, spans: list[Span]) -> int:
-    """Record the spans of the directive whose ``#`` is token ``i``; return its end."""
-    kinds, lens = toks.kinds, toks.lengths
-    offs = _Offsets(toks)
-    hash_off = offs[i]
+    """Record the spans of the directive whose ``#`` is token ``i``.
+
+    Returns where the directive's own spans end: tokens before that offset are
+    not looked at again (the rest of an ``#if`` line is code; a comment after
+    an include target is still a comment).
+    """
+    kinds, lens, base = toks.kinds, toks.lengths, toks.base
+    hash_off = toks.offsets[i] - base
     end = _line_end(data, hash_off)
     j = i + 1
-    if j >= len(kinds) or offs[j] >= end or kinds[j] not in (IDENTIFIER, KEYWORD):
+    name_off = toks.offsets[j] - base if j < len(kinds) else end
+    if name_off >= end or kinds[j] not in (IDENTIFIER, KEYWORD):
         spans.append(Span(hash_off, hash_off + lens[i], DIRECTIVE))
-        return end
-    name = data[offs[j] : offs[j] + lens[j]]
-    name_end = offs[j] + lens[j]
+        return hash_off + lens[i]
+    name_end = name_off + lens[j]
+    name = data[name_off:name_end]
     if name in _WHOLE_LINE_DIRECTIVES:
         spans.append(Span(hash_off, end, DIRECTIVE))
         return end
     spans.append(Span(hash_off, name_end, DIRECTIVE))
     if name in _INCLUDE_DIRECTIVES:
-        _include_target(data, toks, j + 1, end, spans)
-        return end
+        target = _INCLUDE_TARGET.match(data, name_end, end)
+        if target:
+            spans.append(Span(target.start(1), target.end(1), INCLUDE))
+            return target.end(1)
     return name_end
-
-
-def _include_target(data: bytes, toks: Tokens, j: int, end: int, spans: list[Span]) -> None:
-    """Mark ``<path>`` or ``"path"`` after an include keyword; comments stay comments."""
-    kinds, lens = toks.kinds, toks.lengths
-    offs = _Offsets(toks)
-    if j >= len(kinds) or offs[j] >= end:
-        return
-    start = offs[j]
-    stop = start
-    while j < len(kinds) and offs[j] < end and kinds[j] != COMMENT:
-        stop = offs[j] + lens[j]
-        j += 1
-    spans.append(Span(start, stop, INCLUDE))
-    while j < len(kinds) and offs[j] < end:
-        if kinds[j] == COMMENT:
-            spans.append(Span(offs[j], offs[j] + lens[j], COMMENT_CTX))
-        j += 1
-
-
-class _Offsets:
-    """Index access to byte offsets of tokens (raw location minus base)."""
-
-    def __init__(self, toks: Tokens) -> None:
-        self._raw, self._base = toks.offsets, toks.base
-
-    def __getitem__(self, i: int) -> int:
-        return self._raw[i] - self._base
 
 
 def _to_char_offsets(data: bytes, spans: list[Span]) -> list[Span]:

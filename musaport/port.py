@@ -64,9 +64,10 @@ def port_bytes(
     if text.startswith(PROVENANCE):
         return FileResult(src, out, "copied", digest, digest, warnings=warnings, data=data)
     parsed = parse(data, tokens)
-    result = rewrite(parsed, rules.rules, src)
-    facts = structure(parsed)
-    unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary)
+    code = masked(parsed.text, parsed.spans, _CODE)
+    facts = structure(parsed, code)
+    result = rewrite(parsed, rules.rules, src, {_CODE: code})
+    unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(_CODE))
     if result.text == text:
         return FileResult(src, out, "unchanged", digest, digest, {}, result.findings, unmapped, warnings, facts, data)
     new = encode(provenance(src, digest, text) + result.text)
@@ -85,9 +86,10 @@ def copy_bytes(data: bytes, src: str, out: str) -> FileResult:
     return FileResult(src, out, "copied", digest, digest, data=data)
 
 
-def find_unmapped(parsed: Parsed, vocabulary: frozenset[str]) -> tuple[tuple[str, int], ...]:
+def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None = None) -> tuple[tuple[str, int], ...]:
     """CUDA API identifiers still present in code context, with their lines."""
-    code = masked(parsed.text, parsed.spans, _CODE)
+    if code is None:
+        code = masked(parsed.text, parsed.spans, _CODE)
     hits = []
     line, pos = 1, 0
     for m in _CANDIDATE.finditer(code):

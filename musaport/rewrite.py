@@ -36,6 +36,7 @@ class Rewritten:
     spans: tuple[Span, ...]
     fired: dict[str, int]
     findings: tuple[Finding, ...]
+    views: dict[frozenset[str], str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -44,6 +45,40 @@ class _State:
     spans: list[Span]
     views: dict[frozenset[str], str] = field(default_factory=dict)
     newlines: list[int] | None = None
+    absent: set[str] = field(default_factory=set)
+    present: set[str] = field(default_factory=set)
+
+    def has_any(self, needles: tuple[str, ...]) -> bool:
+        """Whether the text may contain one of ``needles`` (memoised per file).
+
+        A needle once seen counts as present for good (at worst the rule scans
+        and finds nothing); an absent one is re-checked only around edits.
+        """
+        for n in needles:
+            if n in self.present:
+                return True
+            if n in self.absent:
+                continue
+            if n in self.text:
+                self.present.add(n)
+                return True
+            self.absent.add(n)
+        return False
+
+    def recheck_absent(self, edits: list[tuple[int, int, str]]) -> None:
+        """After edits, a needle can only have appeared in or across new text."""
+        if not self.absent:
+            return
+        reach = max(len(n) for n in self.absent)
+        windows = []
+        delta = 0
+        for start, end, new in edits:
+            at = start + delta
+            windows.append(self.text[max(0, at - reach) : at + len(new) + reach])
+            delta += len(new) - (end - start)
+        joined = "\x00".join(windows)
+        found = {n for n in self.absent if n in joined}
+        self.absent -= found
 
     def view(self, contexts: frozenset[str]) -> str:
         if contexts not in self.views:
@@ -56,13 +91,19 @@ class _State:
         return bisect_right(self.newlines, pos - 1) + 1 if pos else 1
 
 
-def rewrite(parsed: Parsed, rules: tuple[Rule, ...], path: str) -> Rewritten:
-    """Run every applicable rule over ``parsed`` in order."""
-    state = _State(parsed.text, list(parsed.spans))
+def rewrite(
+    parsed: Parsed, rules: tuple[Rule, ...], path: str, views: dict[frozenset[str], str] | None = None
+) -> Rewritten:
+    """Run every applicable rule over ``parsed`` in order.
+
+    ``views`` may hand in masked views already built for ``parsed``; the
+    result carries the final ones, so callers need not mask again.
+    """
+    state = _State(parsed.text, list(parsed.spans), dict(views or {}))
     fired: Counter[str] = Counter()
     findings: list[Finding] = []
     for rule in rules:
-        if not rule.applies_to(path) or (rule.needles and not any(n in state.text for n in rule.needles)):
+        if not rule.applies_to(path) or (rule.needles and not state.has_any(rule.needles)):
             continue
         edits = _find(rule, state, findings)
         if edits:
@@ -70,7 +111,7 @@ def rewrite(parsed: Parsed, rules: tuple[Rule, ...], path: str) -> Rewritten:
             _apply(state, edits)
         elif rule.kind == "flag" and any(f.rule == rule.id for f in findings):
             fired[rule.id] += sum(1 for f in findings if f.rule == rule.id)
-    return Rewritten(state.text, tuple(state.spans), dict(sorted(fired.items())), tuple(findings))
+    return Rewritten(state.text, tuple(state.spans), dict(sorted(fired.items())), tuple(findings), state.views)
 
 
 def _find(rule: Rule, state: _State, findings: list[Finding]) -> list[tuple[int, int, str]]:
@@ -155,6 +196,7 @@ def _apply(state: _State, edits: list[tuple[int, int, str]]) -> None:
     state.text = "".join(pieces)
     state.spans = _shift(state.spans, edits)
     state.newlines = None
+    state.recheck_absent(edits)
 
 
 def _splice(view: str, edits: list[tuple[int, int, str]], contexts: list[str], allowed: frozenset[str]) -> str:

@@ -67,7 +67,7 @@ class _Lines:
         return bisect_right(self.starts, pos - 1) + 1 if pos else 1
 
 
-def structure(parsed: Parsed) -> Structure:
+def structure(parsed: Parsed, code: str | None = None) -> Structure:
     """Find kernels, launches, dispatch registrations and impl definitions.
 
     Each search runs only when its keyword occurs in the file at all.
@@ -77,7 +77,8 @@ def structure(parsed: Parsed) -> Structure:
     includes = tuple(Site(text[s.start : s.end], line(s.start)) for s in parsed.spans if s.context == INCLUDE)
     if not any(k in text for k in ("__global__", "<<<", "DISPATCH", "TORCH_IMPL_FUNC", "TORCH_LIBRARY_IMPL")):
         return Structure(includes=includes)
-    code = masked(text, parsed.spans, _CODE)
+    if code is None:
+        code = masked(text, parsed.spans, _CODE)
     return Structure(
         includes=includes,
         kernels=tuple(Site(n, line(p)) for n, p in _kernels(code)),
