@@ -11,27 +11,57 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING, Any
+
 from . import __version__
-from .port import FileResult
-from .rewrite import Finding
-from .structure import Structure
 from .writer import write_atomic
+
+if TYPE_CHECKING:
+    from .port import FileResult
 
 CACHE_NAME = "cache.json"
 
 
-@dataclass(frozen=True)
 class Entry:
-    """One cached file: source stat and hash, output path and hash, outcome."""
+    """One cached file: source and output stat, output path and hash, outcome.
 
-    size: int
-    mtime_ns: int
-    out_size: int
-    out_mtime_ns: int
-    result: FileResult
+    The outcome is decoded from JSON only when asked for: a warm run that
+    finds nothing changed never needs it, and decoding is most of its cost.
+    """
+
+    __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "_raw", "_result")
+
+    def __init__(self, size: int, mtime_ns: int, out_size: int, out_mtime_ns: int,
+                 raw: dict | None = None, result: "FileResult | None" = None) -> None:
+        self.size, self.mtime_ns, self.out_size, self.out_mtime_ns = size, mtime_ns, out_size, out_mtime_ns
+        self._raw, self._result = raw, result
+        source = result if result is not None else None
+        self.out = source.out if source is not None else raw["out"]  # type: ignore[index]
+        self.out_hash = source.out_hash if source is not None else raw["out_hash"]  # type: ignore[index]
+
+    @property
+    def result(self) -> "FileResult":
+        if self._result is None:
+            self._result = _decode(self._raw or {})
+        return self._result
+
+    def to_json(self) -> dict:
+        return {
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "out_size": self.out_size,
+            "out_mtime_ns": self.out_mtime_ns,
+            "result": self._raw if self._result is None else _result_json(self._result),
+        }
+
+
+class Cache:
+    """The entries plus what the last run reported (to skip re-rendering it)."""
+
+    def __init__(self, entries: dict[str, Entry], digest: str = "", summary: Any = None) -> None:
+        self.entries, self.digest, self.summary = entries, digest, summary
 
 
 def cache_key(*digests: str) -> str:
@@ -48,20 +78,27 @@ def cache_key(*digests: str) -> str:
     return h.hexdigest()
 
 
-def load(folder: Path, key: str) -> dict[str, Entry]:
-    """Entries of a cache written with the same key; anything else is empty."""
+def load(folder: Path, key: str) -> Cache:
+    """The cache written with the same key; a missing, corrupt or foreign one is empty."""
     try:
         raw = json.loads((folder / CACHE_NAME).read_text(encoding="utf-8"))
         if raw.get("key") != key:
-            return {}
-        return {src: _entry(e) for src, e in raw["files"].items()}
+            return Cache({})
+        entries = {
+            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"])
+            for src, e in raw["files"].items()
+        }
+        return Cache(entries, raw.get("digest", ""), raw.get("summary"))
     except (OSError, ValueError, KeyError, TypeError):
-        return {}
+        return Cache({})
 
 
-def _entry(e: dict) -> Entry:
-    r = e["result"]
-    result = FileResult(
+def _decode(r: dict) -> "FileResult":
+    from .port import FileResult
+    from .rewrite import Finding
+    from .structure import Structure
+
+    return FileResult(
         src=r["src"],
         out=r["out"],
         status=r["status"],
@@ -73,7 +110,6 @@ def _entry(e: dict) -> Entry:
         warnings=tuple(r["warnings"]),
         structure=Structure.from_json(r["structure"]),
     )
-    return Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], result)
 
 
 def _result_json(r: FileResult) -> dict:
@@ -92,17 +128,8 @@ def _result_json(r: FileResult) -> dict:
     }
 
 
-def dump(folder: Path, key: str, entries: dict[str, Entry]) -> None:
+def dump(folder: Path, key: str, cache: Cache) -> None:
     """Write the cache atomically, and not at all when nothing in it changed."""
-    files = {}
-    for src in sorted(entries):
-        e = entries[src]
-        r = _result_json(e.result)
-        files[src] = {
-            "size": e.size,
-            "mtime_ns": e.mtime_ns,
-            "out_size": e.out_size,
-            "out_mtime_ns": e.out_mtime_ns,
-            "result": r,
-        }
-    write_atomic(folder / CACHE_NAME, json.dumps({"key": key, "files": files}, sort_keys=True).encode())
+    files = {src: cache.entries[src].to_json() for src in sorted(cache.entries)}
+    data = {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files}
+    write_atomic(folder / CACHE_NAME, json.dumps(data, sort_keys=True).encode())

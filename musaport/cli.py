@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
-from .concurrency import default_jobs
 from .report import EXIT_USAGE, Report
 from .resources import default_fixture_tree, default_layout, default_packs, optional_pack
 from .rules import load_packs
@@ -87,9 +86,16 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet) -> None:
     sys.exit(report.return_code)
 
 
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
     if quiet or not err.is_terminal:
         return run(opts, config)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn("porting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("port", total=None)
@@ -98,18 +104,18 @@ def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
 
 
 def _summary(report: Report, opts: Options) -> None:
-    c = report.counts()
+    summary = report.summary()
+    c = summary["counts"]
     table = Table(title=f"musaport {__version__}: {opts.source}", title_justify="left")
     for col in ("files", "ported", "unchanged", "copied", "failed", "skipped", "written", "reused"):
         table.add_column(col, justify="right")
     table.add_row(*(str(v) for v in (c["total"], c["ported"], c["unchanged"], c["copied"], c["failed"],
                                      c["skipped"], report.written, report.reused)))
     out.print(table)
-    unmapped = report.unmapped()
-    if unmapped:
-        top = ", ".join(f"{u['name']} ({u['count']})" for u in unmapped[:8])
-        out.print(f"unmapped CUDA APIs: {len(unmapped)} names; most used: {top}", highlight=False)
-    out.print(f"findings to review: {len(report.findings())}; warnings: {len(report.warnings())}")
+    if summary["unmapped_top"]:
+        top = ", ".join(f"{name} ({count})" for name, count in summary["unmapped_top"])
+        out.print(f"unmapped CUDA APIs: {summary['unmapped_names']} names; most used: {top}", highlight=False)
+    out.print(f"findings to review: {summary['findings']}; warnings: {summary['warnings']}")
     out.print(f"output: {opts.out / 'generated_cuda_compatible'}; report: {opts.out / 'porting_report.md'}")
 
 

@@ -104,10 +104,6 @@ def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
 
 
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def port_all(
     tasks: list[Task], context: Context, jobs: int, progress: Callable[[FileResult], None] | None = None
 ) -> list[FileResult]:

@@ -11,12 +11,14 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .layout import Skipped
-from .port import FileResult
 from .resources import data_dir
+
+if TYPE_CHECKING:
+    from .port import FileResult
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -26,18 +28,37 @@ class Report:
     """Collects outcomes; renders JSON and Markdown; owns the return code."""
 
     source: str
-    results: list[FileResult] = field(default_factory=list)
+    results: list["FileResult"] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     written: int = 0
     removed: int = 0
     reused: int = 0
     generated: list[str] = field(default_factory=list)
+    stored: dict[str, Any] | None = None
 
-    def add(self, result: FileResult) -> None:
+    @classmethod
+    def from_summary(cls, source: str, summary: dict[str, Any], reused: int) -> "Report":
+        """A report for a run that changed nothing: the last run's summary stands."""
+        return cls(source=source, reused=reused, stored=summary)
+
+    def summary(self) -> dict[str, Any]:
+        """What the terminal shows: counts, the most used unmapped names, totals."""
+        if self.stored is not None:
+            return self.stored
+        unmapped = self.unmapped()
+        return {
+            "counts": self.counts(),
+            "unmapped_names": len(unmapped),
+            "unmapped_top": [[u["name"], u["count"]] for u in unmapped[:8]],
+            "findings": len(self.findings()),
+            "warnings": len(self.warnings()),
+        }
+
+    def add(self, result: "FileResult") -> None:
         self.results.append(result)
 
     @property
-    def failed(self) -> list[FileResult]:
+    def failed(self) -> list["FileResult"]:
         return [r for r in self.results if r.status == "failed"]
 
     @property
@@ -113,6 +134,8 @@ class Report:
 
 def render_template(name: str, **values: object) -> str:
     """Render a template from templates/; a missing variable is an error."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined  # only when rendering
+
     env = Environment(
         loader=FileSystemLoader(str(data_dir("templates"))),
         undefined=StrictUndefined,

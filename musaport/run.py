@@ -10,13 +10,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from typing import TYPE_CHECKING
+
 from . import cache
 from .cache import Entry
-from .concurrency import Context, Task, port_all
-from .generate import GenerateOptions, generated_files
+from .generate import GenerateOptions
 from .layout import Found, Layout, Skipped, check_out, check_tree, discover, load_layout
-from .port import FileResult, failed
 from .report import Report
+
+if TYPE_CHECKING:
+    from .concurrency import Task
+    from .port import FileResult
 from .resources import vocabulary_file
 from .rules import RuleSet, load_packs
 from .writer import STATE_DIR, Stage, write_atomic
@@ -50,9 +54,9 @@ class Config:
 class Plan:
     """What the run will do with each discovered file."""
 
-    reused: list[Entry] = field(default_factory=list)
-    tasks: list[Task] = field(default_factory=list)
-    collisions: list[FileResult] = field(default_factory=list)
+    reused: dict[str, Entry] = field(default_factory=dict)
+    tasks: list["Task"] = field(default_factory=list)
+    collisions: list["FileResult"] = field(default_factory=list)
 
 
 def load_config(opts: Options) -> Config:
@@ -65,41 +69,71 @@ def load_config(opts: Options) -> Config:
     return Config(layout, rules, vocabulary, key)
 
 
-def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | None = None,
+def run(opts: Options, config: Config, progress: Callable[["FileResult"], None] | None = None,
         on_plan: Callable[[int], None] | None = None) -> Report:
     """Port the tree; the previous output stays untouched unless every file ported."""
     timer = Timer()
     check_tree(config.layout, opts.source)
     check_out(config.layout, opts.source, opts.out)
     found, skipped = _discover(config.layout, opts.source)
-    entries = cache.load(opts.out / STATE_DIR, config.key)
-    plan = _plan(found, entries, opts.source, opts.out / TREE)
+    cached = cache.load(opts.out / STATE_DIR, config.key)
+    plan = _plan(found, cached.entries, opts.source, opts.out / TREE)
     timer.lap("discover+plan")
+    if not plan.tasks and not plan.collisions and _nothing_changed(opts, config, plan, skipped, cached):
+        return Report.from_summary(str(opts.source), cached.summary, reused=len(plan.reused))
     if on_plan:
         on_plan(len(plan.tasks))
     stage = Stage(opts.out / TREE, opts.out / STATE_DIR)
     stage.sweep()
-    context = Context(config.rules, config.vocabulary, opts.out / TREE, stage.root)
-    try:
-        fresh = port_all(plan.tasks, context, opts.jobs, progress)
-    except BaseException:
-        stage.discard()
-        raise
+    fresh = _port(opts, config, plan, stage, progress)
     timer.lap("port")
     report = Report(source=str(opts.source), skipped=skipped, reused=len(plan.reused))
-    for result in [e.result for e in plan.reused] + fresh + plan.collisions:
+    for result in [e.result for e in plan.reused.values()] + fresh + plan.collisions:
         report.add(result)
     report.results.sort(key=lambda r: r.src)
-    generated = generated_files(opts.source, report.results, opts.generate) if not report.failed else {}
-    report.generated = sorted(generated)
     if report.failed:
         stage.discard()
     else:
-        _commit(opts, config, plan, fresh, report, stage, generated)
+        _commit(opts, config, plan, fresh, report, stage, skipped)
     timer.lap("commit")
     _write_reports(opts.out, report)
     timer.lap("reports")
     return report
+
+
+def _port(opts: Options, config: Config, plan: Plan, stage: Stage,
+          progress: Callable[["FileResult"], None] | None) -> list["FileResult"]:
+    """Port the planned files; an interruption removes the staging folder."""
+    if not plan.tasks:
+        return []
+    from .concurrency import Context, port_all  # libclang and workers only when there is work
+
+    context = Context(config.rules, config.vocabulary, opts.out / TREE, stage.root)
+    try:
+        return port_all(plan.tasks, context, opts.jobs, progress)
+    except BaseException:
+        stage.discard()
+        raise
+
+
+def _digest(opts: Options, config: Config, entries: dict[str, Entry], skipped: list[Skipped]) -> str:
+    """Everything the reports and generated files depend on, in one hash."""
+    h = hashlib.sha256(f"{config.key}\0{opts.source}\0{opts.generate!r}".encode())
+    for src in sorted(entries):
+        h.update(f"\0{src}\0{entries[src].out_hash}".encode())
+    for s in skipped:
+        h.update(f"\0{s.rel}\0{s.reason}".encode())
+    return h.hexdigest()
+
+
+def _nothing_changed(opts: Options, config: Config, plan: Plan, skipped: list[Skipped], cached: cache.Cache) -> bool:
+    """True when every file was reused and the last reports still describe this run."""
+    return (
+        bool(cached.summary)
+        and len(cached.entries) == len(plan.reused)
+        and cached.digest == _digest(opts, config, plan.reused, skipped)
+        and all((opts.out / name).is_file() for name in REPORTS)
+    )
 
 
 class Timer:
@@ -130,13 +164,17 @@ def _plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Pat
     owners: dict[str, str] = {}
     for f in found:
         if f.out in owners:
+            from .port import failed
+
             plan.collisions.append(failed(f.rel, f.out, f"output {f.out} collides with the port of {owners[f.out]}"))
             continue
         owners[f.out] = f.rel
         entry = entries.get(f.rel)
-        if entry and entry.result.out == f.out and _unchanged(entry, source / f.rel, tree / f.out):
-            plan.reused.append(entry)
+        if entry and entry.out == f.out and _unchanged(entry, source / f.rel, tree / f.out):
+            plan.reused[f.rel] = entry
         else:
+            from .concurrency import Task
+
             plan.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only))
     return plan
 
@@ -151,13 +189,17 @@ def _unchanged(entry: Entry, src: Path, out: Path) -> bool:
         entry.size, entry.mtime_ns, entry.out_size, entry.out_mtime_ns)
 
 
-def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult], report: Report,
-            stage: Stage, generated: dict[str, bytes]) -> None:
-    """Swap staged outputs in, drop stale ones, then save the cache."""
+def _commit(opts: Options, config: Config, plan: Plan, fresh: list["FileResult"], report: Report,
+            stage: Stage, skipped: list[Skipped]) -> None:
+    """Stage generated files, swap everything in, drop stale outputs, save the cache."""
+    from .generate import generated_files
+
     tree = opts.out / TREE
     for result in fresh:
         if result.staged:
             stage.adopt(result.out)
+    generated = generated_files(opts.source, report.results, opts.generate)
+    report.generated = sorted(generated)
     for rel, data in sorted(generated.items()):
         if not _holds(tree / rel, data):
             stage.put(rel, data)
@@ -167,10 +209,11 @@ def _commit(opts: Options, config: Config, plan: Plan, fresh: list[FileResult], 
             stage.remove(rel)
     report.written, report.removed = len(stage.files), len(stage.removals)
     stage.commit()
-    new_entries = {e.result.src: e for e in plan.reused}
+    entries = dict(plan.reused)
     for result in fresh:
-        new_entries[result.src] = _entry(result, opts.source / result.src, tree / result.out)
-    cache.dump(opts.out / STATE_DIR, config.key, new_entries)
+        entries[result.src] = _entry(result, opts.source / result.src, tree / result.out)
+    summary = report.summary()
+    cache.dump(opts.out / STATE_DIR, config.key, cache.Cache(entries, _digest(opts, config, entries, skipped), summary))
 
 
 def _holds(path: Path, data: bytes) -> bool:
@@ -189,11 +232,14 @@ def _existing(tree: Path) -> list[str]:
     return out
 
 
-def _entry(result: FileResult, src: Path, out: Path) -> Entry:
+def _entry(result: "FileResult", src: Path, out: Path) -> Entry:
     s, o = src.stat(), out.stat()
-    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, replace(result, data=None))
+    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, result=replace(result, data=None))
+
+
+REPORTS = ("porting_report.json", "porting_report.md")
 
 
 def _write_reports(out: Path, report: Report) -> None:
-    write_atomic(out / "porting_report.json", report.render_json().encode())
-    write_atomic(out / "porting_report.md", report.render_markdown().encode())
+    write_atomic(out / REPORTS[0], report.render_json().encode())
+    write_atomic(out / REPORTS[1], report.render_markdown().encode())
