@@ -171,3 +171,42 @@ def parse_cmd(file: Path) -> None:
     spans = [{"context": s.context, "start": s.start, "end": s.end, "text": parsed.text[s.start:s.end]}
              for s in parsed.spans]
     click.echo(json.dumps({"spans": spans, "structure": structure(parsed).to_json()}, indent=2))
+
+
+@main.command("check")
+@click.option("--pytorch-src", "new", required=True, type=click.Path(path_type=Path),
+              help="The new PyTorch tree (after the bump).")
+@click.option("--baseline", type=click.Path(path_type=Path), default=None, help="The old PyTorch tree.")
+@click.option("--baseline-report", type=click.Path(path_type=Path), default=None,
+              help="A previous 'check --format json' report or a porting_report.json, instead of --baseline.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("build/check"), show_default=True,
+              help="Work folder: ports go to OUT/new and OUT/old, reports to OUT/musaport-check.*")
+@click.option("--format", "formats", multiple=True, default=("text",), show_default=True,
+              type=click.Choice(["text", "md", "json", "sarif", "junit"]),
+              help="Report formats, each written to its own file in OUT. Repeatable.")
+@click.option("--fail-on", default="new-unmapped,schema-drift,removed-files,compile-regression,dead-rules",
+              show_default=True, help="Comma-separated finding categories that make the check fail.")
+@click.option("--validate", is_flag=True, help="Also compare which files compile against the MUSA shim.")
+@click.option("--layout", type=click.Path(path_type=Path), default=None, help="Layout file selecting what to port.")
+@with_packs
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, layout, rules, packs, jobs) -> None:
+    """What a PyTorch bump breaks for the MUSA port (exit 0 clean, 1 findings, 2 usage)."""
+    from .check import CATEGORIES
+    from .check_formats import render_text
+    from .check_run import CheckOptions, check
+
+    if (baseline is None) == (baseline_report is None):
+        fail("give exactly one of --baseline TREE or --baseline-report FILE")
+    selected = tuple(c.strip() for c in fail_on.split(",") if c.strip())
+    unknown = [c for c in selected if c not in CATEGORIES]
+    if unknown:
+        fail(f"--fail-on: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
+    opts = CheckOptions(new, baseline, baseline_report, out, layout or default_layout(), _packs(rules, packs),
+                        jobs or default_jobs(), tuple(dict.fromkeys(formats)), selected, validate)
+    try:
+        doc, code = check(opts)
+    except LoadError as exc:
+        fail(str(exc))
+    click.echo(render_text(doc), nl=False)
+    sys.exit(code)

@@ -21,9 +21,12 @@ from .tokens import Tokens
 
 PROVENANCE = "// musaport"
 _CODE = frozenset({CODE})
-# Spellings that mark a CUDA API name (the toolkit vocabulary catches the rest).
+# Spellings that mark a CUDA API name even when the toolkit vocabulary lacks it
+# (removed runtime APIs, libraries whose headers are not in the toolkit).
+# Driver-style cuFoo names are left to the vocabulary: PyTorch names its own
+# kernels that way (cuComputeGradInput).
 _CUDA_API = re.compile(
-    r"(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU[a-z]\w*|CU_[A-Z]\w*|__nv_\w+"
+    r"(?:cuda[A-Z]\w*|CU_[A-Z]\w*|__nv_\w+"
     r"|(?:cudnn|nccl|nvrtc|nvtx|cublas|cusparse|cusolver|cufft|cupti)[A-Z]\w*|curand_?[A-Za-z]\w*"
     r"|(?:CUDNN|NCCL|NVRTC|NVTX|CUBLAS|CUSPARSE|CUSOLVER|CURAND|CUFFT|CUPTI)_\w+)"
 )

@@ -110,7 +110,13 @@ class Report:
 
     def to_json(self) -> dict:
         files = {
-            r.src: {"out": r.out, "status": r.status, "rules": r.fired, "unmapped": len(r.unmapped)}
+            r.src: {
+                "out": r.out,
+                "status": r.status,
+                "src_hash": r.src_hash,
+                "rules": r.fired,
+                "unmapped": len(r.unmapped),
+            }
             for r in sorted(self.results, key=lambda r: r.src)
         }
         return {

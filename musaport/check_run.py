@@ -1,0 +1,69 @@
+"""Running ``musaport check``: port both sides, snapshot them, compare, emit."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .check import Snapshot, compare, load_baseline, selected, to_json
+from .check_formats import FORMATS
+from .report import EXIT_FAILED, EXIT_OK
+from .run import Options, load_config, run
+from .writer import write_atomic
+from .yamlload import LoadError
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """A check: the new tree, one baseline, where to work, and what fails it."""
+
+    new: Path
+    baseline_tree: Path | None
+    baseline_report: Path | None
+    out: Path
+    layout: Path
+    packs: tuple[Path, ...]
+    jobs: int
+    formats: tuple[str, ...]
+    fail_on: tuple[str, ...]
+    validate: bool = False
+
+
+def snapshot_of(tree: Path, out: Path, opts: CheckOptions) -> Snapshot:
+    """Port ``tree`` into ``out`` (incrementally) and describe the result."""
+    run_opts = Options(tree, out, opts.layout, opts.packs, opts.jobs)
+    report = run(run_opts, load_config(run_opts))
+    if report.return_code != EXIT_OK:
+        raise LoadError(f"{tree}: porting failed; see {out / 'porting_report.md'}")
+    snap = Snapshot.from_report(json.loads((out / "porting_report.json").read_text(encoding="utf-8")))
+    snap.source = str(tree)
+    snap.with_operators(tree)
+    if opts.validate:
+        snap.validation = _validation(out, opts.jobs)
+    return snap
+
+
+def _validation(out: Path, jobs: int) -> dict[str, bool]:
+    """Which ported translation units compile against the shim."""
+    try:
+        from .validate import compile_status
+    except ImportError:
+        raise LoadError("--validate needs the compile mode of 'musaport validate', which this install lacks") from None
+    return compile_status(out, jobs)
+
+
+def check(opts: CheckOptions) -> tuple[dict, int]:
+    """Run the check; return its JSON document and the exit code."""
+    new = snapshot_of(opts.new, opts.out / "new", opts)
+    if opts.baseline_report is not None:
+        old = load_baseline(opts.baseline_report)
+    else:
+        assert opts.baseline_tree is not None
+        old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
+    findings = compare(old, new)
+    doc = to_json(old, new, findings, opts.fail_on)
+    for fmt in opts.formats:
+        name, render = FORMATS[fmt]
+        write_atomic(opts.out / name, render(doc).encode())
+    return doc, EXIT_FAILED if selected(findings, opts.fail_on) else EXIT_OK
