@@ -1,0 +1,31 @@
+"""Launch rewriting for the CPU run mode: <<<...>>> becomes a runtime call."""
+
+from __future__ import annotations
+
+import pytest
+
+from musaport.launches import LaunchError, rewrite_launches
+from musaport.parser import parse
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("k<<<1, 32>>>(x);", "musaport_launch(1, 32, 0, 0, [&]() { k(x); });"),
+        ("k<float><<<g, b, s, st>>>(x, n);", "musaport_launch(g, b, s, st, [&]() { k<float>(x, n); });"),
+        ("ns::k<T, 4>\n  <<<dim3(n, 1), b, smem>>>(\n x);", "musaport_launch(dim3(n, 1), b, smem, 0, [&]() { ns::k<T, 4>(\n x); });"),
+        ("k<<<g, b>>>(f(a, b), c[1]);", "musaport_launch(g, b, 0, 0, [&]() { k(f(a, b), c[1]); });"),
+    ],
+)
+def test_launch_becomes_a_call(before: str, after: str) -> None:
+    assert rewrite_launches(parse(before.encode())) == after
+
+
+@pytest.mark.parametrize("text", ['const char* s = "k<<<1, 2>>>(x)";', "// k<<<1, 2>>>(x);", "int a = b << c;"])
+def test_not_a_launch(text: str) -> None:
+    assert rewrite_launches(parse(text.encode())) == text
+
+
+def test_malformed_launch_names_its_line() -> None:
+    with pytest.raises(LaunchError, match="line 2"):
+        rewrite_launches(parse(b"int x;\nk<<<1>>>(x);\n"))
