@@ -14,6 +14,7 @@ considered, so a ``<<<`` in a string or comment stays as it is.
 from __future__ import annotations
 
 from .parser import CODE, Parsed, masked
+from .structure import callee_start
 
 _CODE = frozenset({CODE})
 
@@ -64,20 +65,7 @@ def _launches(code: str) -> list[tuple[int, int, int, str]]:
 
 def _callee(code: str, start: int) -> str:
     """The kernel expression before ``<<<`` (name, scope and template arguments)."""
-    i = start
-    depth = 0
-    while i > 0:
-        ch = code[i - 1]
-        if ch == ">":
-            depth += 1
-        elif ch == "<" and depth:
-            depth -= 1
-        elif depth == 0 and not (ch.isalnum() or ch in "_:" or ch.isspace()):
-            break
-        i -= 1
-    while i < start and code[i].isspace():
-        i += 1
-    return code[i:start]
+    return code[callee_start(code, start) : start]
 
 
 def _matching(code: str, open_at: int) -> int:

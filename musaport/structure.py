@@ -128,11 +128,15 @@ def _launches(code: str) -> list[tuple[str, int]]:
 
 
 def _callee_before(code: str, pos: int) -> str:
-    """Walk back over ``name<targs>`` (balanced angle brackets) before ``pos``."""
+    """The kernel named before the ``<<<`` at ``pos``, whitespace folded."""
+    return " ".join(code[callee_start(code, pos) : pos].split())
+
+
+def callee_start(code: str, pos: int) -> int:
+    """Where ``name<targs>`` (balanced angle brackets) before ``pos`` begins."""
     i = pos
     while i > 0 and code[i - 1].isspace():
         i -= 1
-    end = i
     depth = 0
     while i > 0:
         ch = code[i - 1]
@@ -143,4 +147,4 @@ def _callee_before(code: str, pos: int) -> str:
         elif depth == 0 and not (ch.isalnum() or ch in "_:"):
             break
         i -= 1
-    return " ".join(code[i:end].split())
+    return i
