@@ -210,3 +210,39 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
         fail(str(exc))
     click.echo(render_text(doc), nl=False)
     sys.exit(code)
+
+
+@main.command("validate")
+@click.option("--compile", "compile_mode", is_flag=True, help="Syntax-check ported translation units with clang.")
+@click.option("--run", "run_mode", is_flag=True, help="Port, build and run the fixture kernels on the CPU.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+              help="The --out of a previous 'musaport run'.")
+@click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
+@click.argument("patterns", nargs=-1)
+def validate_cmd(compile_mode, run_mode, out, host_only, jobs, patterns) -> None:
+    """Prove the port is real MUSA code: it compiles against the shim, and kernels run on the CPU."""
+    if compile_mode == run_mode:
+        fail("give exactly one of --compile or --run")
+    try:
+        if compile_mode:
+            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only)
+        else:
+            from .validate_run import validate_run_cli
+
+            code = validate_run_cli(out, patterns, jobs or default_jobs())
+    except LoadError as exc:
+        fail(str(exc))
+    sys.exit(code)
+
+
+def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool) -> int:
+    from .validate import render_reports, validate_compile
+
+    outcomes = validate_compile(out, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"))
+    for o in outcomes:
+        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
+    render_reports(out, outcomes)
+    passed = sum(o.ok for o in outcomes)
+    click.echo(f"{passed} of {len(outcomes)} passed; report: {out / 'validate_report.md'}")
+    return 0 if passed == len(outcomes) else 1

@@ -42,5 +42,10 @@ def vocabulary_file() -> Path:
     return data_dir("rules") / "data" / "cuda_toolkit_names.txt"
 
 
+def shim_include() -> Path:
+    """The CPU-emulated MUSA toolkit headers shipped inside the package."""
+    return _PKG / "shim" / "include"
+
+
 def default_fixture_tree() -> Path:
     return data_dir("fixtures") / "pytorch"

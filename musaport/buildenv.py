@@ -1,0 +1,79 @@
+"""Headers a PyTorch build generates, made for checking ported code without a build.
+
+A ported translation unit includes headers that only exist after PyTorch's
+CMake configure step (``c10/macros/cmake_macros.h``, ``ATen/Config.h``, the
+CUDA config headers, which the port renames) and after its code generator
+(``ATen/ops/*.h``, ``ATen/Functions.h``...).  This module renders the first
+from their ``.h.in`` templates and runs the tree's own torchgen for the
+second, caching both by the digest of their inputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .transforms import rename_path
+from .yamlload import LoadError
+
+CONFIG_TEMPLATES = (
+    "c10/macros/cmake_macros.h.in",
+    "aten/src/ATen/Config.h.in",
+    "aten/src/ATen/cuda/CUDAConfig.h.in",
+    "c10/cuda/impl/cuda_cmake_macros.h.in",
+)
+# Values for @VAR@ placeholders: a CPU-parallel build with no optional libraries.
+CONFIG_VALUES = {"AT_PARALLEL_NATIVE": "1", "AT_BUILD_WITH_BLAS": "1", "AT_POCKETFFT_ENABLED": "0"}
+_PLACEHOLDER = re.compile(r"@(\w+)@")
+_CMAKEDEFINE = re.compile(r"^#cmakedefine (\w+).*$", re.M)
+
+
+def render_config(text: str) -> str:
+    """A configured header: ``#cmakedefine X`` left undefined, ``@VAR@`` → its value (default 0)."""
+    text = _CMAKEDEFINE.sub(lambda m: f"/* #undef {m.group(1)} */", text)
+    return _PLACEHOLDER.sub(lambda m: CONFIG_VALUES.get(m.group(1), "0"), text)
+
+
+def config_headers(tree: Path, dest: Path) -> Path:
+    """Render the config headers under ``dest`` at their include paths, renamed as ported."""
+    for template in CONFIG_TEMPLATES:
+        source = tree / template
+        if not source.is_file():
+            continue
+        rel = template.removesuffix(".in")
+        rel = rel.split("/src/", 1)[1] if rel.startswith("aten/src/") else rel
+        for path in {rel, rename_path(rel)}:
+            out = dest / path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(render_config(source.read_text(encoding="utf-8")), encoding="utf-8")
+    return dest
+
+
+def aten_ops_headers(tree: Path, cache: Path) -> Path:
+    """torchgen's per-operator headers for ``tree``, generated once per yaml digest.
+
+    Returns the folder to put on the include path (it holds ``ATen/``).
+    """
+    yaml = tree / "aten/src/ATen/native/native_functions.yaml"
+    if not yaml.is_file():
+        raise LoadError(f"{yaml}: missing; cannot generate ATen/ops headers")
+    digest = hashlib.sha256(yaml.read_bytes() + (tree / "aten/src/ATen/native/tags.yaml").read_bytes()).hexdigest()[:16]
+    root = cache / f"aten-ops-{digest}"
+    if (root / ".done").is_file():
+        return root
+    tmp = cache / f".aten-ops-{digest}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    cmd = [sys.executable, "-m", "torchgen.gen", "--source-path", "aten/src/ATen", "--install_dir",
+           str(tmp / "ATen"), "--per-operator-headers", "--generate", "headers"]
+    done = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LoadError(f"{tree}: torchgen could not generate ATen/ops headers: {last}")
+    (tmp / ".done").write_text("ok")
+    shutil.rmtree(root, ignore_errors=True)
+    tmp.rename(root)
+    return root

@@ -1,0 +1,113 @@
+"""``musaport validate --run``: port the fixture kernels, build them for the CPU, run them.
+
+Each fixture in ``fixtures/kernels/`` is CUDA source written for this project
+with a host ``main`` that checks its own results against a plain CPU loop.
+It is ported with the same rules as PyTorch, its ``<<<...>>>`` launches are
+turned into calls (g++ cannot parse them), and it is compiled with g++
+against the shim's CPU execution runtime and run.  A fixture that documents
+an expected failure (``// expect: error TEXT``) passes when it fails with TEXT.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .launches import rewrite_launches
+from .parser import encode, parse
+from .port import port_bytes
+from .resources import data_dir, default_packs, shim_include, vocabulary_file
+from .rules import RuleSet, load_packs
+from .writer import write_atomic
+
+CXX = "g++"
+_EXPECT = re.compile(r"//\s*expect:\s*error\s+(.+)")
+
+
+@dataclass(frozen=True)
+class KernelOutcome:
+    """One fixture kernel: did it build and pass, and what it printed last."""
+
+    name: str
+    ok: bool
+    stage: str  # port | build | run | expected-failure
+    detail: str
+
+
+def fixture_kernels(patterns: tuple[str, ...] = ()) -> list[Path]:
+    found = sorted((data_dir("fixtures") / "kernels").glob("*.cu"))
+    return [k for k in found if not patterns or any(fnmatch.fnmatchcase(k.name, p) for p in patterns)]
+
+
+def cpu_source(kernel: Path, rules: RuleSet, vocabulary: frozenset[str]) -> str:
+    """The fixture as the CPU build sees it: ported, then launches turned into calls."""
+    rel = f"fixtures/kernels/{kernel.name}"
+    ported = port_bytes(kernel.read_bytes(), rel, rel.replace(".cu", ".mu"), rules, vocabulary)
+    return rewrite_launches(parse(ported.data or b""))
+
+
+def build_and_run(kernel: Path, work: Path, rules: RuleSet, vocabulary: frozenset[str]) -> KernelOutcome:
+    """Port, compile and run one fixture; every failure is an outcome, not an exception."""
+    name = kernel.stem
+    expect = _EXPECT.search(kernel.read_text(encoding="utf-8"))
+    try:
+        source = cpu_source(kernel, rules, vocabulary)
+    except ValueError as exc:
+        return KernelOutcome(name, False, "port", str(exc))
+    cpp, exe = work / f"{name}.cpp", work / name
+    write_atomic(cpp, encode(source))
+    built = subprocess.run(_compile_command(cpp, exe), capture_output=True, text=True)
+    if built.returncode != 0:
+        return KernelOutcome(name, False, "build", _first_error(built.stderr))
+    try:
+        ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return KernelOutcome(name, False, "run", "timed out after 120 s")
+    output = (ran.stdout + ran.stderr).strip()
+    if expect:
+        ok = ran.returncode != 0 and expect.group(1).strip() in output
+        return KernelOutcome(name, ok, "expected-failure", _last(output))
+    return KernelOutcome(name, ran.returncode == 0 and "PASS" in ran.stdout, "run", _last(output))
+
+
+def _compile_command(cpp: Path, exe: Path) -> list[str]:
+    runtime = sorted((shim_include().parent / "src").glob("*.cpp"))
+    return [CXX, "-std=c++17", "-O1", "-pthread", f"-I{shim_include()}", "-include", "musa_runtime.h",
+            "-x", "c++", str(cpp), "-x", "none", *map(str, runtime), "-o", str(exe)]
+
+
+def _first_error(stderr: str) -> str:
+    return next((ln for ln in stderr.splitlines() if "error" in ln), stderr.strip()[:300])
+
+
+def _last(output: str) -> str:
+    return (output.splitlines() or [""])[-1][:300]
+
+
+def validate_run(out: Path, patterns: tuple[str, ...], jobs: int) -> list[KernelOutcome]:
+    """Build and run every selected fixture kernel, in parallel."""
+    rules = load_packs(default_packs())
+    vocabulary = frozenset(ln for ln in vocabulary_file().read_text().splitlines() if ln and not ln.startswith("#"))
+    work = out / ".musaport" / "validate-run"
+    work.mkdir(parents=True, exist_ok=True)
+    kernels = fixture_kernels(patterns)
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        return list(pool.map(lambda k: build_and_run(k, work, rules, vocabulary), kernels))
+
+
+def validate_run_cli(out: Path, patterns: tuple[str, ...], jobs: int) -> int:
+    """Print one line per kernel, write validate_run.json, and return the exit code."""
+    import click
+
+    outcomes = validate_run(out, patterns, jobs)
+    for o in outcomes:
+        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.name} ({o.stage}) {o.detail}")
+    write_atomic(out / "validate_run.json", (json.dumps([asdict(o) for o in outcomes], indent=2) + "\n").encode())
+    passed = sum(o.ok for o in outcomes)
+    click.echo(f"{passed} of {len(outcomes)} kernels passed")
+    return 0 if outcomes and passed == len(outcomes) else 1
