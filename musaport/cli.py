@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import NoReturn
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from . import __version__
 from .report import EXIT_USAGE, Report
@@ -18,8 +16,17 @@ from .rules import load_packs
 from .run import Options, load_config, run
 from .yamlload import LoadError
 
-err = Console(stderr=True)
-out = Console()
+def console(stderr: bool = False):
+    """A rich console, created on first use (rich costs a noticeable part of startup)."""
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def Table(*args, **kwargs):  # noqa: N802 - stands in for rich.table.Table
+    from rich.table import Table as RichTable
+
+    return RichTable(*args, **kwargs)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -92,6 +99,7 @@ def default_jobs() -> int:
 
 
 def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
+    err = console(stderr=True)
     if quiet or not err.is_terminal:
         return run(opts, config)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -106,6 +114,7 @@ def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
 def _summary(report: Report, opts: Options) -> None:
     summary = report.summary()
     c = summary["counts"]
+    out = console()
     table = Table(title=f"musaport {__version__}: {opts.source}", title_justify="left")
     for col in ("files", "ported", "unchanged", "copied", "failed", "skipped", "written", "reused"):
         table.add_column(col, justify="right")
@@ -135,6 +144,7 @@ def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...]):
 @with_packs
 def rules_list(rules, packs) -> None:
     """Every rule in application order: id, pack, kind and why."""
+    out = console()
     table = Table("id", "pack", "kind", "why")
     for rule in _ruleset(rules, packs).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
@@ -155,7 +165,7 @@ def rules_explain(rule_id, rules, packs) -> None:
 
         close = get_close_matches(rule_id, [r.id for r in ruleset.rules], n=3)
         fail(f"no rule '{rule_id}'" + (f"; did you mean: {', '.join(close)}?" if close else ""))
-    out.print(explain_rule(rule), markup=False, highlight=False)
+    console().print(explain_rule(rule), markup=False, highlight=False)
 
 
 @main.command("parse")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .port import FileResult
+if TYPE_CHECKING:
+    from .port import FileResult
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,6 @@ class GenerateOptions:
     extra: dict = field(default_factory=dict)
 
 
-def generated_files(source: Path, results: list[FileResult], options: GenerateOptions) -> dict[str, bytes]:
+def generated_files(source: Path, results: list["FileResult"], options: GenerateOptions) -> dict[str, bytes]:
     """Generated outputs by tree-relative path (none yet: filled in by later features)."""
     return {}

@@ -14,8 +14,7 @@ from __future__ import annotations
 import ctypes
 from array import array
 from dataclasses import dataclass
-
-from clang import cindex
+from typing import Any
 
 # CXTokenKind values from clang-c/Index.h.
 PUNCTUATION, KEYWORD, IDENTIFIER, LITERAL, COMMENT = range(5)
@@ -26,9 +25,6 @@ _MAIN = "musaport_input.cu"
 _ARGS = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++"]
 
 
-# cindex.Token is a ctypes mirror of CXToken {unsigned int_data[4]; void *ptr_data;}:
-# int_data[0] is the kind, [1] the raw location, [2] the length.
-_CXToken = cindex.Token
 
 
 @dataclass(frozen=True)
@@ -55,6 +51,12 @@ class Lexer:
     """One reusable libclang translation unit that lexes file contents."""
 
     def __init__(self) -> None:
+        global cindex, _CXToken
+        from clang import cindex  # imported on first use: a warm run never lexes
+
+        # cindex.Token is a ctypes mirror of CXToken {unsigned int_data[4]; void *ptr_data;}:
+        # int_data[0] is the kind, [1] the raw location, [2] the length.
+        _CXToken = cindex.Token
         self._index = cindex.Index.create()
         self._tu = cindex.TranslationUnit.from_source(_MAIN, args=_ARGS, unsaved_files=[(_MAIN, b"")], index=self._index)
         lib = cindex.conf.lib
@@ -124,6 +126,8 @@ def _clip(tokens: Tokens, size: int) -> Tokens:
     return Tokens(tokens.kinds[:n], tokens.offsets[:n], tokens.lengths[:n], tokens.base)
 
 
+cindex: Any = None
+_CXToken: Any = None
 _LEXER: Lexer | None = None
 
 
