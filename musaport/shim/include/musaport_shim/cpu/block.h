@@ -1,0 +1,499 @@
+// musaport CPU runtime: running one thread block.
+//
+// Each OS thread that executes blocks owns one BlockRunner.  A block starts in
+// "plain" mode: GPU threads run one after another as ordinary calls on the OS
+// thread's own stack, which is all a barrier-free kernel ever needs.  The
+// first synchronising call (__syncthreads, a warp operation with another
+// lane) "promotes" the block to fiber mode without re-running anything:
+//   * the calling GPU thread keeps the OS stack ("native lane") and is
+//     suspended there like any fiber;
+//   * threads that already finished stay finished;
+//   * threads not yet started get their own fiber (see fiber.h), on an
+//     mmap'd stack with a guard page, when first scheduled.
+// Fibers switch only at synchronisation points (cooperative scheduling), in a
+// FIFO order, so runs are deterministic.  When every live thread is blocked
+// and nothing is runnable, the block can never finish: that is reported with
+// the source location of the barrier or warp operation, and the run aborts.
+#ifndef MUSAPORT_SHIM_CPU_BLOCK_H
+#define MUSAPORT_SHIM_CPU_BLOCK_H
+
+#include <exception>
+#include <vector>
+
+#include "../builtin_vars.h"
+#include "fiber.h"
+
+namespace musaport::cpu {
+
+// The launch lambda, type-erased: invoke(object) runs the kernel for the
+// current GPU thread.
+struct KernelBody {
+  void (*invoke)(void*);
+  void* object;
+};
+
+enum class LaneState : unsigned char { NotStarted, Ready, Running, AtBarrier, AtWarp, Exited };
+
+enum class BarrierKind : unsigned char { Sync, Count, And, Or };
+
+enum class WarpOp : unsigned char {
+  Sync, ShflIdx, ShflUp, ShflDown, ShflXor, Ballot, All, Any, MatchAny,
+  ReduceAddU, ReduceAddI, ReduceMinU, ReduceMinI, ReduceMaxU, ReduceMaxI
+};
+
+inline const char* warp_op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::Sync: return "__syncwarp()";
+    case WarpOp::ShflIdx: return "__shfl_sync()";
+    case WarpOp::ShflUp: return "__shfl_up_sync()";
+    case WarpOp::ShflDown: return "__shfl_down_sync()";
+    case WarpOp::ShflXor: return "__shfl_xor_sync()";
+    case WarpOp::Ballot: return "__ballot_sync()";
+    case WarpOp::All: return "__all_sync()";
+    case WarpOp::Any: return "__any_sync()";
+    case WarpOp::MatchAny: return "__match_any_sync()";
+    case WarpOp::ReduceAddU: case WarpOp::ReduceAddI: return "__reduce_add_sync()";
+    case WarpOp::ReduceMinU: case WarpOp::ReduceMinI: return "__reduce_min_sync()";
+    case WarpOp::ReduceMaxU: case WarpOp::ReduceMaxI: return "__reduce_max_sync()";
+  }
+  return "warp operation";
+}
+
+// One lane's part in a warp-wide operation: its input value and, once the
+// whole group has arrived, its result.
+struct WarpCall {
+  WarpOp op = WarpOp::Sync;
+  unsigned group = 0;  // participating lanes (mask & existing lanes | self)
+  int arg = 0;         // source lane, delta or xor mask
+  int width = 32;
+  unsigned size = 0;   // bytes of the value
+  alignas(16) unsigned char in[16] = {};
+  alignas(16) unsigned char out[16] = {};
+};
+
+// One GPU thread of the block being run.
+struct Lane {
+  uint3 index{0, 0, 0};
+  unsigned id = 0;  // linear index in the block
+  LaneState state = LaneState::NotStarted;
+  bool has_context = false;  // `context` can be resumed (a fiber, or the suspended native lane)
+  const char* file = "";  // where it waits
+  int line = 0;
+  int barrier_result = 0;
+  WarpCall warp;
+  FiberContext context;
+};
+
+class BlockRunner {
+ public:
+  bool active() const { return active_; }
+  const uint3& block_index() const { return block_; }
+  const Lane& current() const { return *current_; }
+
+  // Run every thread of one block to completion.
+  void run_block(const KernelBody& body, dim3 block_dim, uint3 block_index) {
+    begin(body, block_dim, block_index);
+    for (unsigned t = 0; t < n_; ++t) {
+      enter(lanes_[t]);
+      invoke_kernel();
+      if (promoted_) {  // lane t turned this block into fibers and has just finished
+        finish_native_lane();
+        break;
+      }
+      lanes_[t].state = LaneState::Exited;
+      ++exited_;
+    }
+    end();
+  }
+
+  // __syncthreads() and its counting variants.
+  int barrier(BarrierKind kind, int vote, const char* file, int line) {
+    Lane& self = *current_;
+    if (n_ == 1) return reduce_votes(kind, vote != 0 ? 1u : 0u);
+    if (!promoted_) promote();
+    self.state = LaneState::AtBarrier;
+    self.file = file;
+    self.line = line;
+    if (vote != 0) ++votes_;
+    if (++arrived_ == n_) {
+      release_barrier(kind);
+      return self.barrier_result;
+    }
+    switch_to_next(&self.context);
+    return self.barrier_result;
+  }
+
+  // Every warp-level operation: shuffles, votes, __syncwarp, match, reduce.
+  void warp(WarpCall& call, unsigned mask, const char* file, int line) {
+    Lane& self = *current_;
+    const unsigned lane = self.id % 32, base = self.id - lane;
+    call.group = (mask & existing_lanes(base)) | (1u << lane);
+    check_width(call, file, line);
+    self.warp = call;
+    self.file = file;
+    self.line = line;
+    if (call.group == (1u << lane)) {  // alone: nothing to wait for
+      complete_warp(base, call.group);
+      call = self.warp;
+      return;
+    }
+    if (!promoted_) promote();
+    check_group_alive(self, base);
+    self.state = LaneState::AtWarp;
+    warp_arrived_[base / 32] |= 1u << lane;
+    if ((call.group & ~warp_arrived_[base / 32]) == 0) {
+      release_warp(self, base);
+    } else {
+      switch_to_next(&self.context);
+    }
+    call = self.warp;
+  }
+
+  // Lanes of the caller's warp that exist and have not exited.
+  unsigned active_mask() const {
+    const unsigned base = current_->id - current_->id % 32;
+    unsigned mask = 0;
+    for (unsigned i = 0; i < 32 && base + i < n_; ++i)
+      if (lanes_[base + i].state != LaneState::Exited) mask |= 1u << i;
+    return mask;
+  }
+
+  // Let the other threads of the block run (used by __nanosleep so that
+  // spin-waits on a flag set by another thread of the block make progress).
+  void yield() {
+    if (n_ == 1) return;
+    if (!promoted_) promote();
+    if (queued_ == 0) return;
+    Lane& self = *current_;
+    self.state = LaneState::Ready;
+    push(self.id);
+    switch_to_next(&self.context);
+  }
+
+  // Whether `addr` lies in the guard page of one of this runner's fiber
+  // stacks (and whose).  Called from the SIGSEGV handler: no allocation.
+  bool guard_hit(const void* addr, uint3* thread) const {
+    for (size_t i = 0; i < stacks_.size(); ++i) {
+      if (!stacks_[i].guard_contains(addr)) continue;
+      *thread = i < lanes_.size() ? lanes_[i].index : uint3{0, 0, 0};
+      return true;
+    }
+    return false;
+  }
+
+  // Entry point of every fiber (makecontext cannot pass a pointer portably,
+  // so the runner is found through the per-OS-thread pointer).
+  static void fiber_main();
+
+ private:
+  void begin(const KernelBody& body, dim3 block_dim, uint3 block_index) {
+    body_ = body;
+    block_ = block_index;
+    n_ = block_dim.x * block_dim.y * block_dim.z;
+    if (lanes_.size() < n_) lanes_.resize(n_);
+    if (stacks_.size() < n_) stacks_.resize(n_);
+    ring_.assign(n_, 0);
+    warp_arrived_.assign((n_ + 31) / 32, 0);
+    for (unsigned i = 0; i < n_; ++i) {
+      Lane& lane = lanes_[i];
+      lane.id = i;
+      lane.index = uint3{i % block_dim.x, (i / block_dim.x) % block_dim.y, i / (block_dim.x * block_dim.y)};
+      lane.state = LaneState::NotStarted;
+      lane.has_context = false;
+    }
+    promoted_ = false;
+    exited_ = arrived_ = votes_ = 0;
+    head_ = queued_ = 0;
+    active_ = true;
+  }
+
+  void end() {
+    active_ = false;
+    current_ = nullptr;
+  }
+
+  // Make `lane` the running GPU thread of this OS thread.
+  void enter(Lane& lane) {
+    current_ = &lane;
+    lane.state = LaneState::Running;
+    ::threadIdx = lane.index;
+  }
+
+  void invoke_kernel() {
+    try {
+      body_.invoke(body_.object);
+    } catch (const std::exception& e) {
+      die("kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u): %s", block_.x, block_.y, block_.z,
+          current_->index.x, current_->index.y, current_->index.z, e.what());
+    } catch (...) {
+      die("kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u)", block_.x, block_.y, block_.z,
+          current_->index.x, current_->index.y, current_->index.z);
+    }
+  }
+
+  // Switch the block to fibers: every thread after the current one becomes a
+  // fiber; the current thread continues on the native stack.
+  void promote() {
+    promoted_ = true;
+    current_->has_context = true;  // saved by its first switch, before anyone resumes it
+    for (unsigned i = current_->id + 1; i < n_; ++i) {
+      lanes_[i].state = LaneState::Ready;
+      push(i);
+    }
+  }
+
+  // ---- run queue (each lane is queued at most once, so n slots suffice)
+  void push(unsigned id) {
+    ring_[(head_ + queued_) % n_] = id;
+    ++queued_;
+  }
+  unsigned pop() {
+    const unsigned id = ring_[head_];
+    head_ = (head_ + 1) % n_;
+    --queued_;
+    return id;
+  }
+
+  // Suspend the running lane (saving into `save`, or abandoning it when null)
+  // and resume the next ready one.
+  void switch_to_next(FiberContext* save) {
+    if (queued_ == 0) report_deadlock();
+    Lane& next = lanes_[pop()];
+    enter(next);
+    if (!next.has_context) start_fiber(next);
+    fiber_switch(save, next.context);
+  }
+
+  void start_fiber(Lane& lane) {
+    FiberStack& stack = stacks_[lane.id];
+    stack.ensure(fiber_stack_bytes());
+    fiber_prepare(lane.context, stack, &BlockRunner::fiber_main);
+    lane.has_context = true;
+  }
+
+  // A fiber's kernel call returned.
+  [[noreturn]] void finish_fiber_lane() {
+    current_->state = LaneState::Exited;
+    if (++exited_ == n_) {
+      current_ = nullptr;
+      fiber_switch(nullptr, exit_context_);  // back to run_block on the native stack
+    }
+    switch_to_next(nullptr);
+    __builtin_unreachable();
+  }
+
+  // The native lane's kernel call returned (promoted block): wait on the
+  // native stack until the fibers are done.
+  void finish_native_lane() {
+    current_->state = LaneState::Exited;
+    if (++exited_ == n_) return;
+    switch_to_next(&exit_context_);
+  }
+
+  // ---- barrier
+  static int reduce_votes(BarrierKind kind, unsigned nonzero, unsigned total = 1) {
+    switch (kind) {
+      case BarrierKind::Sync: return 0;
+      case BarrierKind::Count: return static_cast<int>(nonzero);
+      case BarrierKind::And: return nonzero == total;
+      case BarrierKind::Or: return nonzero != 0;
+    }
+    return 0;
+  }
+
+  // The last thread arrived: hand every waiter its result and make it ready.
+  void release_barrier(BarrierKind kind) {
+    const int result = reduce_votes(kind, votes_, n_);
+    for (unsigned i = 0; i < n_; ++i) {
+      Lane& lane = lanes_[i];
+      if (lane.state != LaneState::AtBarrier) continue;
+      lane.barrier_result = result;
+      if (&lane == current_) {
+        lane.state = LaneState::Running;
+      } else {
+        lane.state = LaneState::Ready;
+        push(i);
+      }
+    }
+    arrived_ = votes_ = 0;
+  }
+
+  // ---- warp operations
+  unsigned existing_lanes(unsigned base) const {
+    const unsigned count = n_ - base;
+    return count >= 32 ? 0xffffffffu : (1u << count) - 1u;
+  }
+
+  static void check_width(const WarpCall& call, const char* file, int line) {
+    const int w = call.width;
+    if (w < 1 || w > 32 || (w & (w - 1)) != 0)
+      die("%s at %s:%d: width %d is not a power of two between 1 and 32", warp_op_name(call.op), file, line, w);
+  }
+
+  // Lanes named in the mask that already exited can never join.
+  void check_group_alive(const Lane& self, unsigned base) const {
+    unsigned gone = 0;
+    for (unsigned i = 0; i < 32; ++i)
+      if ((self.warp.group >> i & 1u) && lanes_[base + i].state == LaneState::Exited) gone |= 1u << i;
+    if (gone != 0)
+      die("%s at %s:%d in block (%u,%u,%u), warp %u: mask 0x%08x names lanes 0x%08x that already exited",
+          warp_op_name(self.warp.op), self.file, self.line, block_.x, block_.y, block_.z, base / 32, self.warp.group,
+          gone);
+  }
+
+  // The whole group is here: check it agrees, compute all results, wake it.
+  void release_warp(Lane& self, unsigned base) {
+    const unsigned group = self.warp.group;
+    for (unsigned i = 0; i < 32; ++i) {
+      if (!(group >> i & 1u)) continue;
+      const Lane& other = lanes_[base + i];
+      if (other.warp.op != self.warp.op || other.warp.group != group)
+        die("warp %u of block (%u,%u,%u): lane %u is in %s at %s:%d with mask 0x%08x but lane %u is in %s at %s:%d "
+            "with mask 0x%08x",
+            base / 32, block_.x, block_.y, block_.z, self.id % 32, warp_op_name(self.warp.op), self.file, self.line,
+            group, i, warp_op_name(other.warp.op), other.file, other.line, other.warp.group);
+    }
+    complete_warp(base, group);
+    warp_arrived_[base / 32] &= ~group;
+    for (unsigned i = 0; i < 32; ++i) {
+      if (!(group >> i & 1u)) continue;
+      Lane& lane = lanes_[base + i];
+      if (&lane == &self) {
+        lane.state = LaneState::Running;
+      } else {
+        lane.state = LaneState::Ready;
+        push(base + i);
+      }
+    }
+  }
+
+  static int source_lane(const WarpCall& c, int lane) {
+    const int seg = lane & ~(c.width - 1);  // first lane of this width-segment
+    switch (c.op) {
+      case WarpOp::ShflIdx: return seg + (c.arg & (c.width - 1));
+      case WarpOp::ShflUp: return lane - seg >= c.arg ? lane - c.arg : lane;
+      case WarpOp::ShflDown: return lane + c.arg < seg + c.width ? lane + c.arg : lane;
+      case WarpOp::ShflXor: {
+        const int src = lane ^ c.arg;
+        return src >= 0 && src < seg + c.width ? src : lane;
+      }
+      default: return lane;
+    }
+  }
+
+  template <class T>
+  T input_of(unsigned lane_id) const {
+    T v;
+    std::memcpy(&v, lanes_[lane_id].warp.in, sizeof(T));
+    return v;
+  }
+
+  // Compute every group member's result from the inputs (all are blocked or
+  // running this code, so the inputs are stable).
+  void complete_warp(unsigned base, unsigned group) {
+    const WarpCall& first = lanes_[base + __builtin_ctz(group)].warp;
+    // Group-wide summaries, for votes and reductions only.
+    unsigned ballot = 0;
+    unsigned long long sum_u = 0;
+    long long sum_i = 0;
+    unsigned min_u = ~0u, max_u = 0;
+    int min_i = 0x7fffffff, max_i = -0x7fffffff - 1;
+    const bool summarise = first.op >= WarpOp::Ballot && first.op != WarpOp::MatchAny;
+    for (unsigned i = 0; summarise && i < 32; ++i) {
+      if (!(group >> i & 1u)) continue;
+      const int vi = input_of<int>(base + i);
+      const unsigned vu = input_of<unsigned>(base + i);
+      if (vi != 0) ballot |= 1u << i;
+      sum_u += vu;
+      sum_i += vi;
+      min_u = vu < min_u ? vu : min_u;
+      max_u = vu > max_u ? vu : max_u;
+      min_i = vi < min_i ? vi : min_i;
+      max_i = vi > max_i ? vi : max_i;
+    }
+    for (unsigned i = 0; i < 32; ++i) {
+      if (!(group >> i & 1u)) continue;
+      WarpCall& c = lanes_[base + i].warp;
+      switch (first.op) {
+        case WarpOp::Sync: break;
+        case WarpOp::ShflIdx: case WarpOp::ShflUp: case WarpOp::ShflDown: case WarpOp::ShflXor: {
+          int src = source_lane(c, static_cast<int>(i));
+          if (src < 0 || src >= 32 || !(group >> src & 1u)) src = static_cast<int>(i);  // inactive source: own value
+          std::memcpy(c.out, lanes_[base + src].warp.in, c.size);
+          break;
+        }
+        case WarpOp::Ballot: store(c, ballot); break;
+        case WarpOp::All: store(c, static_cast<int>(ballot == group)); break;
+        case WarpOp::Any: store(c, static_cast<int>(ballot != 0)); break;
+        case WarpOp::MatchAny: {
+          unsigned same = 0;
+          for (unsigned j = 0; j < 32; ++j)
+            if ((group >> j & 1u) && std::memcmp(lanes_[base + j].warp.in, c.in, c.size) == 0) same |= 1u << j;
+          store(c, same);
+          break;
+        }
+        case WarpOp::ReduceAddU: store(c, static_cast<unsigned>(sum_u)); break;
+        case WarpOp::ReduceAddI: store(c, static_cast<int>(static_cast<unsigned>(sum_i))); break;
+        case WarpOp::ReduceMinU: store(c, min_u); break;
+        case WarpOp::ReduceMinI: store(c, min_i); break;
+        case WarpOp::ReduceMaxU: store(c, max_u); break;
+        case WarpOp::ReduceMaxI: store(c, max_i); break;
+      }
+    }
+  }
+
+  template <class T>
+  static void store(WarpCall& c, T v) {
+    std::memcpy(c.out, &v, sizeof(T));
+  }
+
+  // ---- diagnosis: nothing is runnable, yet threads are still waiting.
+  [[noreturn]] void report_deadlock() const {
+    const Lane* at_barrier = nullptr;
+    const Lane* at_warp = nullptr;
+    unsigned barrier_count = 0, warp_count = 0;
+    for (unsigned i = 0; i < n_; ++i) {
+      const Lane& lane = lanes_[i];
+      if (lane.state == LaneState::AtBarrier && barrier_count++ == 0) at_barrier = &lane;
+      if (lane.state == LaneState::AtWarp && warp_count++ == 0) at_warp = &lane;
+    }
+    if (at_barrier != nullptr && exited_ > 0)
+      die("partial barrier: __syncthreads() at %s:%d in block (%u,%u,%u) is reached by %u of %u threads; %u threads "
+          "exited without reaching it",
+          at_barrier->file, at_barrier->line, block_.x, block_.y, block_.z, barrier_count, n_, exited_);
+    if (at_barrier != nullptr)
+      die("deadlock: __syncthreads() at %s:%d in block (%u,%u,%u) is reached by %u of %u threads; %u wait in %s at %s:%d",
+          at_barrier->file, at_barrier->line, block_.x, block_.y, block_.z, barrier_count, n_, warp_count,
+          at_warp ? warp_op_name(at_warp->warp.op) : "?", at_warp ? at_warp->file : "?", at_warp ? at_warp->line : 0);
+    if (at_warp != nullptr) {
+      const unsigned base = at_warp->id - at_warp->id % 32;
+      die("deadlock: %s at %s:%d in block (%u,%u,%u), warp %u waits for lanes 0x%08x (mask 0x%08x) that never "
+          "arrive; %u threads of the block exited",
+          warp_op_name(at_warp->warp.op), at_warp->file, at_warp->line, block_.x, block_.y, block_.z, base / 32,
+          at_warp->warp.group & ~warp_arrived_[base / 32], at_warp->warp.group, exited_);
+    }
+    die("internal scheduler error in block (%u,%u,%u): no runnable thread", block_.x, block_.y, block_.z);
+  }
+
+  std::vector<Lane> lanes_;
+  std::vector<FiberStack> stacks_;  // stacks_[i] belongs to lane i, reused across blocks
+  std::vector<unsigned> ring_;
+  std::vector<unsigned> warp_arrived_;  // per warp: lanes waiting in a warp operation
+  KernelBody body_{nullptr, nullptr};
+  uint3 block_{0, 0, 0};
+  unsigned n_ = 0;
+  bool promoted_ = false;
+  bool active_ = false;
+  unsigned exited_ = 0;
+  unsigned arrived_ = 0;  // threads waiting at the barrier
+  unsigned votes_ = 0;    // non-zero predicates among them
+  unsigned head_ = 0;
+  unsigned queued_ = 0;
+  Lane* current_ = nullptr;
+  FiberContext exit_context_;
+
+};
+
+}  // namespace musaport::cpu
+
+#endif  // MUSAPORT_SHIM_CPU_BLOCK_H

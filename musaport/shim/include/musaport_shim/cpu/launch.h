@@ -1,0 +1,309 @@
+// musaport CPU runtime: kernel launches, worker threads, dynamic shared memory.
+//
+// Launch contract (what the port's launch rewriter emits):
+//     K<<<grid, block, shmem, stream>>>(args...);
+//  -> musaport_launch(grid, block, shmem, stream, [&]() { K(args...); });
+// shmem and stream are 0 when the launch omits them.  The lambda is called
+// once per GPU thread, with threadIdx/blockIdx/blockDim/gridDim set.  The
+// launch is synchronous: the grid has finished when musaport_launch returns.
+#ifndef MUSAPORT_SHIM_CPU_LAUNCH_H
+#define MUSAPORT_SHIM_CPU_LAUNCH_H
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../../musa_runtime_api.h"
+#include "block.h"
+
+// Dynamic shared memory (extern __shared__): one buffer per OS thread, the
+// only block running on that thread owns it.  `extern __shared__ T name[];`
+// declares a thread-local symbol `name`; the link step defines it as an alias
+// of this buffer (--defsym, see the README).  C linkage keeps the symbol name
+// fixed; `used` keeps it emitted when nothing in the unit names it.
+//
+// Some compilers also reference a thread-local *init hook* for each such
+// symbol (g++: `_ZTH<name>`, weak, called before the first access, and in
+// templates called unconditionally).  An unresolved hook means "no dynamic
+// initialiser", so the link step points it at this no-op.  (g++ users may
+// instead compile with -fno-extern-tls-init, which drops the hooks.)
+extern "C" {
+alignas(256) __attribute__((used)) inline thread_local unsigned char
+    musaport_dynamic_shared_tls[musaport::rt::kDynamicSharedCapacity];
+__attribute__((used)) inline void musaport_tls_init_noop() {}
+}
+
+namespace musaport::cpu {
+
+inline void* dynamic_shared() { return musaport_dynamic_shared_tls; }
+
+struct Worker;
+inline thread_local Worker* tls_worker = nullptr;
+
+// ---- fiber stack overflow: a fault on a guard page is reported, not a bare SIGSEGV
+inline struct sigaction& previous_segv_action() {
+  static struct sigaction previous;
+  return previous;
+}
+
+inline void on_segv(int sig, siginfo_t* info, void* context);
+
+// Signal handlers need a stack of their own to run after a stack overflow.
+class AltSignalStack {
+ public:
+  AltSignalStack() {
+    stack_t current;
+    if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return;  // the program has one
+    const size_t bytes = 64 * 1024;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    stack_t s{};
+    s.ss_sp = p;
+    s.ss_size = bytes;
+    if (sigaltstack(&s, nullptr) == 0) {
+      memory_ = p;
+      bytes_ = bytes;
+    } else {
+      munmap(p, bytes);
+    }
+  }
+  ~AltSignalStack() {
+    if (memory_ == nullptr) return;
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    munmap(memory_, bytes_);
+  }
+  AltSignalStack(const AltSignalStack&) = delete;
+  AltSignalStack& operator=(const AltSignalStack&) = delete;
+
+ private:
+  void* memory_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Once per process.  (A function-local static, not std::call_once: call_once
+// uses libstdc++ thread-local symbols, and the runtime must not add undefined
+// TLS references next to the extern __shared__ ones the link step aliases.)
+inline void install_segv_handler() {
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_sigaction = &on_segv;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    return sigaction(SIGSEGV, &action, &previous_segv_action()) == 0;
+  }();
+  (void)installed;
+}
+
+// Per-OS-thread execution state: the block runner (with its fiber stacks)
+// and a signal stack for overflow reports.
+struct Worker {
+  Worker() {
+    tls_worker = this;
+    install_segv_handler();
+  }
+  ~Worker() { tls_worker = nullptr; }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  AltSignalStack signal_stack;
+  BlockRunner runner;
+};
+
+inline void on_segv(int sig, siginfo_t* info, void* context) {
+  Worker* w = tls_worker;
+  uint3 t;
+  if (w != nullptr && w->runner.guard_hit(info->si_addr, &t)) {
+    const uint3 b = w->runner.block_index();
+    char line[256];
+    const int len = std::snprintf(line, sizeof(line),
+                                  "musaport: error: fiber stack overflow in block (%u,%u,%u) thread (%u,%u,%u); "
+                                  "raise MUSAPORT_FIBER_STACK_KB (now %zu)\n",
+                                  b.x, b.y, b.z, t.x, t.y, t.z, fiber_stack_bytes() / 1024);
+    if (len > 0) (void)!write(2, line, static_cast<size_t>(len));
+    std::abort();
+  }
+  // Not ours: restore whatever was there and let the fault happen again.
+  struct sigaction& previous = previous_segv_action();
+  if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  sigaction(SIGSEGV, &previous, nullptr);
+}
+
+inline Worker& this_worker() {
+  static thread_local Worker worker;
+  return worker;
+}
+
+inline void BlockRunner::fiber_main() {
+  BlockRunner& runner = tls_worker->runner;
+  runner.invoke_kernel();
+  runner.finish_fiber_lane();
+}
+
+// The runner of the block the calling GPU thread belongs to.
+inline BlockRunner& device_runner(const char* what, const char* file, int line) {
+  Worker* w = tls_worker;
+  if (w == nullptr || !w->runner.active()) die("%s called outside a kernel launch at %s:%d", what, file, line);
+  return w->runner;
+}
+
+struct Grid {
+  dim3 grid, block;
+  KernelBody body;
+  unsigned long long blocks;
+};
+
+// Blocks are numbered with x fastest, then y, then z.
+inline void run_block(Worker& worker, const Grid& g, unsigned long long linear) {
+  const unsigned long long gx = g.grid.x, gy = g.grid.y;
+  const uint3 b{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
+                static_cast<unsigned>(linear / (gx * gy))};
+  ::blockIdx = b;
+  ::blockDim = g.block;
+  ::gridDim = g.grid;
+  worker.runner.run_block(g.body, g.block, b);
+}
+
+// MUSAPORT_CPU_WORKERS: OS threads that run blocks.  Unset or 1: the calling
+// thread runs all blocks in order (deterministic).  N > 1: N threads take
+// blocks dynamically.  "auto": one per hardware thread.
+inline unsigned configured_workers() {
+  static const unsigned workers = [] {
+    const char* env = std::getenv("MUSAPORT_CPU_WORKERS");
+    if (env == nullptr || *env == '\0') return 1u;
+    if (std::strcmp(env, "auto") == 0) return std::max(1u, std::thread::hardware_concurrency());
+    const long v = std::strtol(env, nullptr, 10);
+    return v >= 1 && v <= 1024 ? static_cast<unsigned>(v) : 1u;
+  }();
+  return workers;
+}
+
+// Threads that help the launching thread run the blocks of one grid at a
+// time.  Created on first use and kept (parked on a condition variable) for
+// the life of the process.
+class WorkerPool {
+ public:
+  explicit WorkerPool(unsigned helpers) : helpers_(helpers) {
+    for (unsigned i = 0; i < helpers; ++i) std::thread([this] { helper_loop(); }).detach();
+  }
+
+  void run(const Grid& g) {
+    std::lock_guard<std::mutex> one_grid_at_a_time(launch_mutex_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      grid_ = &g;
+      next_block_.store(0, std::memory_order_relaxed);
+      busy_ = helpers_;  // every helper takes part in every grid, even one that starts late
+      ++generation_;
+    }
+    wake_.notify_all();
+    work(g);
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [this] { return busy_ == 0; });
+    grid_ = nullptr;
+  }
+
+ private:
+  void helper_loop() {
+    unsigned long long seen = 0;
+    for (;;) {
+      const Grid* g;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen && grid_ != nullptr; });
+        seen = generation_;
+        g = grid_;
+      }
+      work(*g);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) finished_.notify_all();
+    }
+  }
+
+  void work(const Grid& g) {
+    Worker& worker = this_worker();
+    for (;;) {
+      const unsigned long long b = next_block_.fetch_add(1, std::memory_order_relaxed);
+      if (b >= g.blocks) return;
+      run_block(worker, g, b);
+    }
+  }
+
+  std::mutex launch_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  const Grid* grid_ = nullptr;
+  unsigned long long generation_ = 0;
+  const unsigned helpers_;
+  unsigned busy_ = 0;
+  std::atomic<unsigned long long> next_block_{0};
+};
+
+inline WorkerPool& worker_pool() {
+  static WorkerPool* pool = new WorkerPool(configured_workers() - 1);  // never destroyed: helpers park forever
+  return *pool;
+}
+
+// Launch limits of the emulated device (those of current GPUs).
+inline musaError_t check_config(dim3 grid, dim3 block, size_t shmem) {
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
+      threads > 1024)
+    return musaErrorInvalidConfiguration;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+    return musaErrorInvalidConfiguration;
+  if (shmem > rt::kDynamicSharedCapacity) return musaErrorInvalidConfiguration;
+  return musaSuccess;
+}
+
+inline void launch(dim3 grid, dim3 block, size_t shmem, musaStream_t, KernelBody body) {
+  if (tls_worker != nullptr && tls_worker->runner.active())
+    die("kernel launch from inside a kernel (dynamic parallelism) is not supported by the CPU emulator");
+  if (const musaError_t error = check_config(grid, block, shmem); error != musaSuccess) {
+    rt::record(error);  // like the GPU: the launch does nothing, musaGetLastError tells
+    return;
+  }
+  const Grid g{grid, block, body, 1ull * grid.x * grid.y * grid.z};
+  if (configured_workers() <= 1 || g.blocks == 1) {
+    Worker& worker = this_worker();
+    for (unsigned long long b = 0; b < g.blocks; ++b) run_block(worker, g, b);
+  } else {
+    worker_pool().run(g);
+  }
+}
+
+}  // namespace musaport::cpu
+
+// The launch entry point used by rewritten `<<<...>>>` launches.
+template <class Body>
+inline void musaport_launch(dim3 grid, dim3 block, size_t shmem, musaStream_t stream, Body&& body) {
+  using Callable = std::remove_reference_t<Body>;
+  const musaport::cpu::KernelBody erased{
+      [](void* object) { (*static_cast<Callable*>(object))(); },
+      const_cast<void*>(static_cast<const void*>(std::addressof(body)))};
+  musaport::cpu::launch(grid, block, shmem, stream, erased);
+}
+
+// Variant that evaluates the kernel arguments once, as a real launch does:
+//     musaport_launch(g, b, s, st, kernel_or_lambda, args...);
+// The arguments are copied once; each GPU thread receives its own copies.
+template <class Kernel, class Arg0, class... Args>
+inline void musaport_launch(dim3 grid, dim3 block, size_t shmem, musaStream_t stream, Kernel&& kernel, Arg0&& arg0,
+                            Args&&... args) {
+  std::tuple<std::decay_t<Arg0>, std::decay_t<Args>...> values(std::forward<Arg0>(arg0),
+                                                                 std::forward<Args>(args)...);
+  musaport_launch(grid, block, shmem, stream, [&]() { std::apply(kernel, values); });
+}
+
+#endif  // MUSAPORT_SHIM_CPU_LAUNCH_H
