@@ -32,7 +32,11 @@ PASSES = {
     "device": ["--cuda-device-only", "--cuda-gpu-arch=sm_70"],
 }
 BASE_FLAGS = ["-x", "cuda", "-nocudainc", "-nocudalib", "-fsyntax-only", "-std=c++17", "-w",
-              "-ferror-limit=1", "-DAT_PER_OPERATOR_HEADERS", "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE"]
+              "-ferror-limit=1", "-Wno-unknown-cuda-version", "-DAT_PER_OPERATOR_HEADERS",
+              "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE",
+              # The MUSA compiler, like nvcc, includes its runtime header implicitly; clang's own
+              # CUDA wrappers of <algorithm> and <new> need __host__/__device__ before anything else.
+              "-include", "musa_runtime.h"]
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,9 @@ def _ported(out: Path) -> tuple[Path, Path]:
 
 def _includes(tree: Path, source: Path, state: Path) -> list[str]:
     generated = config_headers(source, state / "config")
-    ops = aten_ops_headers(source, state)
-    dirs = [shim_include(), tree / "aten/src", tree, generated, ops, source / "aten/src", source,
+    # A tree without torchgen (a hand-made fixture tree) has no generated operator headers.
+    ops = [aten_ops_headers(source, state)] if (source / "torchgen").is_dir() else []
+    dirs = [shim_include(), tree / "aten/src", tree, generated, *ops, source / "aten/src", source,
             source / "torch/csrc/api/include"]
     return [f"-I{d}" for d in dirs]
 

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .cpu_link import link_flags
 from .launches import rewrite_launches
 from .parser import encode, parse
 from .port import port_bytes
@@ -44,41 +45,69 @@ def fixture_kernels(patterns: tuple[str, ...] = ()) -> list[Path]:
     return [k for k in found if not patterns or any(fnmatch.fnmatchcase(k.name, p) for p in patterns)]
 
 
-def cpu_source(kernel: Path, rules: RuleSet, vocabulary: frozenset[str]) -> str:
-    """The fixture as the CPU build sees it: ported, then launches turned into calls."""
+def cpu_source(kernel: Path, rules: RuleSet, vocabulary: frozenset[str]) -> tuple[bytes, str]:
+    """The fixture as ported (``.mu`` bytes) and as the CPU build sees it (launches turned into calls)."""
     rel = f"fixtures/kernels/{kernel.name}"
     ported = port_bytes(kernel.read_bytes(), rel, rel.replace(".cu", ".mu"), rules, vocabulary)
-    return rewrite_launches(parse(ported.data or b""))
+    data = ported.data or b""
+    return data, rewrite_launches(parse(data))
 
 
-def build_and_run(kernel: Path, work: Path, rules: RuleSet, vocabulary: frozenset[str]) -> KernelOutcome:
-    """Port, compile and run one fixture; every failure is an outcome, not an exception."""
+@dataclass(frozen=True)
+class Prepared:
+    """A fixture ported and written out, ready to build (or the reason it is not)."""
+
+    name: str
+    cpp: Path | None
+    expect: str | None
+    error: str = ""
+
+
+def prepare(kernel: Path, work: Path, rules: RuleSet, vocabulary: frozenset[str]) -> Prepared:
+    """Port one fixture and write its ``.mu`` and CPU copy; libclang runs here, so one at a time.
+
+    The CPU copy starts with a ``#line`` directive naming the ``.mu``, so a
+    fault the runtime reports (a partial barrier, say) points at the ported
+    source the user reads, not at the generated copy.
+    """
     name = kernel.stem
-    expect = _EXPECT.search(kernel.read_text(encoding="utf-8"))
+    match = _EXPECT.search(kernel.read_text(encoding="utf-8"))
+    expect = match.group(1).strip() if match else None
     try:
-        source = cpu_source(kernel, rules, vocabulary)
+        mu, cpu = cpu_source(kernel, rules, vocabulary)
     except ValueError as exc:
-        return KernelOutcome(name, False, "port", str(exc))
-    cpp, exe = work / f"{name}.cpp", work / name
-    write_atomic(cpp, encode(source))
-    built = subprocess.run(_compile_command(cpp, exe), capture_output=True, text=True)
+        return Prepared(name, None, expect, str(exc))
+    mu_path, cpp = work / f"{name}.mu", work / f"{name}.cpp"
+    write_atomic(mu_path, mu)
+    write_atomic(cpp, encode(f'#line 1 "{mu_path}"\n' + cpu))
+    return Prepared(name, cpp, expect)
+
+
+def build_and_run(job: Prepared) -> KernelOutcome:
+    """Compile, link and run one prepared fixture; every failure is an outcome, not an exception."""
+    if job.cpp is None:
+        return KernelOutcome(job.name, False, "port", job.error)
+    exe, obj = job.cpp.with_suffix(""), job.cpp.with_suffix(".o")
+    built = subprocess.run(_compile_command(job.cpp, obj), capture_output=True, text=True)
+    if built.returncode == 0:
+        built = subprocess.run([CXX, "-pthread", str(obj), "-o", str(exe), *link_flags([obj])],
+                               capture_output=True, text=True)
     if built.returncode != 0:
-        return KernelOutcome(name, False, "build", _first_error(built.stderr))
+        return KernelOutcome(job.name, False, "build", _first_error(built.stderr))
     try:
         ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
-        return KernelOutcome(name, False, "run", "timed out after 120 s")
+        return KernelOutcome(job.name, False, "run", "timed out after 120 s")
     output = (ran.stdout + ran.stderr).strip()
-    if expect:
-        ok = ran.returncode != 0 and expect.group(1).strip() in output
-        return KernelOutcome(name, ok, "expected-failure", _last(output))
-    return KernelOutcome(name, ran.returncode == 0 and "PASS" in ran.stdout, "run", _last(output))
+    if job.expect:
+        ok = ran.returncode != 0 and job.expect in output
+        return KernelOutcome(job.name, ok, "expected-failure", _last(output))
+    return KernelOutcome(job.name, ran.returncode == 0 and "PASS" in ran.stdout, "run", _last(output))
 
 
-def _compile_command(cpp: Path, exe: Path) -> list[str]:
-    runtime = sorted((shim_include().parent / "src").glob("*.cpp"))
+def _compile_command(cpp: Path, obj: Path) -> list[str]:
     return [CXX, "-std=c++17", "-O1", "-pthread", f"-I{shim_include()}", "-include", "musa_runtime.h",
-            "-x", "c++", str(cpp), "-x", "none", *map(str, runtime), "-o", str(exe)]
+            "-x", "c++", "-c", str(cpp), "-o", str(obj)]
 
 
 def _first_error(stderr: str) -> str:
@@ -95,9 +124,9 @@ def validate_run(out: Path, patterns: tuple[str, ...], jobs: int) -> list[Kernel
     vocabulary = frozenset(ln for ln in vocabulary_file().read_text().splitlines() if ln and not ln.startswith("#"))
     work = out / ".musaport" / "validate-run"
     work.mkdir(parents=True, exist_ok=True)
-    kernels = fixture_kernels(patterns)
+    prepared = [prepare(k, work, rules, vocabulary) for k in fixture_kernels(patterns)]
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        return list(pool.map(lambda k: build_and_run(k, work, rules, vocabulary), kernels))
+        return list(pool.map(build_and_run, prepared))
 
 
 def validate_run_cli(out: Path, patterns: tuple[str, ...], jobs: int) -> int:

@@ -1,0 +1,165 @@
+"""`musaport validate`: ported code compiles against the MUSA shim, and kernels run on the CPU."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, musaport
+from musaport.cpu_link import alias_flags
+from musaport.validate_run import fixture_kernels
+
+KERNELS = sorted(p.stem for p in (ROOT / "fixtures" / "kernels").glob("*.cu"))
+needs_clang = pytest.mark.skipif(shutil.which("clang++-16") is None,
+                                 reason="needs clang++-16 (Debian's clang-16; .ci/run installs it)")
+
+
+@pytest.fixture(scope="module")
+def run_mode(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], str, Path]:
+    """Every fixture kernel ported, built with g++ on the CPU runtime and run, once."""
+    out = tmp_path_factory.mktemp("validate-run")
+    result = musaport("validate", "--run", "--out", str(out), "-j", "2")
+    outcomes = {o["name"]: o for o in json.loads((out / "validate_run.json").read_text())}
+    return outcomes, result.stdout + result.stderr, out
+
+
+def test_run_mode_covers_every_fixture_kernel(run_mode) -> None:
+    outcomes, output, _ = run_mode
+    assert sorted(outcomes) == KERNELS
+    assert len(KERNELS) >= 12
+    assert f"{len(KERNELS)} of {len(KERNELS)} kernels passed" in output
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_fixture_kernel_passes_on_the_cpu(run_mode, name: str) -> None:
+    outcome = run_mode[0][name]
+    assert outcome["ok"], f"{name} failed at {outcome['stage']}: {outcome['detail']}"
+
+
+def test_early_exit_does_not_rerun_the_kernel(run_mode) -> None:
+    assert run_mode[0]["trap_early_exit"]["detail"] == "PASS trap_early_exit (64 entries)"
+
+
+def test_partial_barrier_is_reported_at_its_ported_line(run_mode) -> None:
+    detail = run_mode[0]["trap_partial_barrier"]["detail"]
+    assert "partial barrier: __syncthreads() at " in detail
+    # Line 13 of the .cu is line 14 of the .mu (the provenance line comes first).
+    assert "trap_partial_barrier.mu:14 in block (0,0,0) is reached by 32 of 64 threads" in detail
+
+
+def test_run_mode_builds_from_the_ported_source(run_mode) -> None:
+    mu = (run_mode[2] / ".musaport" / "validate-run" / "dynamic_shared.mu").read_text()
+    assert mu.startswith("// musaport")
+    assert "musaMalloc" in mu and "cudaMalloc" not in mu
+    assert "<<<" in mu  # launches stay in the .mu; only the CPU copy turns them into calls
+    cpu = (run_mode[2] / ".musaport" / "validate-run" / "dynamic_shared.cpp").read_text()
+    assert "<<<" not in cpu and "musaport_launch(" in cpu
+
+
+def test_pattern_selects_kernels() -> None:
+    assert [k.stem for k in fixture_kernels(("tril*", "warp_*"))] == ["tril_triu", "warp_reduce"]
+
+
+READELF = """
+Symbol table '.symtab' contains 6 entries:
+   Num:    Value          Size Type    Bind   Vis      Ndx Name
+     0: 0000000000000000     0 NOTYPE  LOCAL  DEFAULT  UND
+   197: 0000000000000000     0 NOTYPE  WEAK   DEFAULT  UND _ZTH4smem
+   198: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND smem
+   199: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND _ZNSt3__110__cxa_tls
+   200: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND tile
+   201: 0000000000000000     8 TLS     GLOBAL DEFAULT   12 tile
+"""
+
+
+def test_extern_shared_symbols_alias_the_runtime_buffer() -> None:
+    assert alias_flags(READELF) == [
+        "-Wl,--defsym=_ZTH4smem=musaport_tls_init_noop",
+        "-Wl,--defsym=smem=musaport_dynamic_shared_tls",
+    ]
+
+
+def _ported_tree(tmp_path: Path, name: str, text: str) -> Path:
+    """An --out folder holding one ported file, as `musaport run` leaves it."""
+    out = tmp_path / "out"
+    (out / "generated_cuda_compatible").mkdir(parents=True)
+    (out / "generated_cuda_compatible" / name).write_text(text)
+    (tmp_path / "src").mkdir()
+    (out / "porting_report.json").write_text(json.dumps({"source": str(tmp_path / "src")}))
+    return out
+
+
+KERNEL = """\
+#include <musa_runtime.h>
+__global__ void scale(float* x, float a, int n) {
+  __shared__ float tile[128];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { tile[threadIdx.x] = x[i] * a; }
+  __syncthreads();
+  if (i < n) { x[i] = __shfl_down_sync(0xffffffff, tile[threadIdx.x], 1); }
+}
+void run(float* host, int n) {
+  float* dev = nullptr;
+  musaMalloc(&dev, n * sizeof(float));
+  musaMemcpy(dev, host, n * sizeof(float), musaMemcpyHostToDevice);
+  scale<<<(n + 127) / 128, 128>>>(dev, 2.0f, n);
+#if defined(__MUSA_ARCH__) && __MUSA_ARCH__ >= 700
+#endif
+  musaFree(dev);
+}
+"""
+
+
+@needs_clang
+def test_compile_mode_passes_a_ported_kernel(tmp_path: Path) -> None:
+    out = _ported_tree(tmp_path, "scale.mu", KERNEL)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS scale.mu" in result.stdout
+    report = json.loads((out / "validate_report.json").read_text())
+    assert (report["passed"], report["total"]) == (1, 1)
+
+
+@needs_clang
+@pytest.mark.parametrize("leftover, hint", [
+    ("cudaMalloc(&dev, n * sizeof(float));", "did you mean 'musaMalloc'"),
+    ("cudaStream_t s;", "cudaStream_t"),
+    ("__nv_bfloat16 b;", "__nv_bfloat16"),
+])
+def test_compile_mode_rejects_a_cuda_name_left_in(tmp_path: Path, leftover: str, hint: str) -> None:
+    broken = KERNEL.replace("musaFree(dev);", leftover + "\n  musaFree(dev);")
+    out = _ported_tree(tmp_path, "scale.mu", broken)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 1
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("FAIL scale.mu"))
+    assert "[host] scale.mu:16:" in line and hint in line
+    assert "0 of 1 passed" in result.stdout
+
+
+@needs_clang
+def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
+    broken = KERNEL.replace("#endif", "  this_does_not_compile;\n#endif")
+    out = _ported_tree(tmp_path, "scale.mu", broken)
+    assert musaport("validate", "--compile", "--host-only", "--out", str(out)).returncode == 0
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 1 and "[device]" in result.stdout
+
+
+def test_validate_usage_errors(tmp_path: Path) -> None:
+    both = musaport("validate", "--compile", "--run")
+    assert both.returncode == 2 and "exactly one of --compile or --run" in both.stderr
+    missing = musaport("validate", "--compile", "--out", str(tmp_path))
+    assert missing.returncode == 2
+    assert missing.stderr.count("\n") == 1 and "no ported tree here" in missing.stderr
+
+
+@needs_clang
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["AbsKernel.mu", "TriangularOps.mu"])
+def test_compile_mode_passes_on_real_pytorch(ported_260: Path, name: str) -> None:
+    result = musaport("validate", "--compile", "--out", str(ported_260), name)
+    assert result.returncode == 0, result.stdout
+    assert f"PASS aten/src/ATen/native/musa/{name}" in result.stdout
