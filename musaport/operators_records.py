@@ -1,0 +1,102 @@
+"""The CUDA operators of a tree, read by the tree's own torchgen (in a child process).
+
+torchgen knows every rule of native_functions.yaml for its release (structured
+groups, ufunc kernels, C++ signatures), so it runs in a child with the tree
+on ``sys.path``: no torch install is needed and the tool's process never
+imports another release's modules.  The result is cached under ``--out/.musaport``
+by the digest of the yaml files, so it runs once per release.  A tree without
+``torchgen/`` (the bundled fixture) falls back to the plain YAML, which gives
+names, kernels and structure but no C++ signatures, so no registration code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .operators_yaml import NATIVE_FUNCTIONS, cuda_kernel
+from .writer import write_atomic
+from .yamlload import LoadError, load_yaml
+
+TAGS = "aten/src/ATen/native/tags.yaml"
+CHILD = Path(__file__).with_name("torchgen_dump.py")
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Records:
+    """Per-function records (dicts, as the child wrote them) and where they came from."""
+
+    items: tuple[dict, ...]
+    origin: str  # "torchgen" | "yaml"
+    note: str = ""
+
+
+def yaml_digest(source: Path) -> str:
+    """Digest of what the operator list depends on: the two yaml files and the loader."""
+    h = hashlib.sha256(f"{FORMAT}\0{CHILD.read_bytes().hex()}\0".encode())
+    for rel in (NATIVE_FUNCTIONS, TAGS):
+        path = source / rel
+        h.update(path.read_bytes() if path.is_file() else b"")
+    h.update(b"torchgen" if (source / "torchgen").is_dir() else b"yaml")
+    return h.hexdigest()[:16]
+
+
+def load_records(source: Path, state: Path) -> Records:
+    """The cached records for this yaml digest, made now if missing."""
+    if not (source / NATIVE_FUNCTIONS).is_file():
+        raise LoadError(f"{source / NATIVE_FUNCTIONS}: missing; cannot build the operator model")
+    cache = state / f"operators-{yaml_digest(source)}.json"
+    try:
+        data = json.loads(cache.read_bytes())
+        return Records(tuple(data["items"]), data["origin"], data["note"])
+    except (OSError, ValueError, KeyError):
+        pass
+    records = _from_torchgen(source) if (source / "torchgen").is_dir() else _from_yaml(source)
+    for old in state.glob("operators-*.json"):
+        old.unlink(missing_ok=True)
+    write_atomic(cache, json.dumps({"items": records.items, "origin": records.origin, "note": records.note},
+                                   sort_keys=True).encode())
+    return records
+
+
+def _from_torchgen(source: Path) -> Records:
+    """Run the tree's torchgen in a child; its stderr's last line is the error."""
+    done = subprocess.run([sys.executable, "-I", str(CHILD), str(source.resolve())], capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LoadError(f"{source / NATIVE_FUNCTIONS}: the tree's torchgen could not parse it: {last}")
+    return Records(tuple(json.loads(done.stdout)), "torchgen")
+
+
+def _from_yaml(source: Path) -> Records:
+    """Names, kernels and delegates from the plain YAML (no C++ signatures)."""
+    entries = [e for e in load_yaml(source / NATIVE_FUNCTIONS) or [] if isinstance(e, dict)]
+    own = {}
+    for e in entries:
+        kernel = cuda_kernel(e.get("dispatch") or {})
+        if kernel is not None:
+            own[_name(e)] = (e, kernel)
+    items = [_yaml_record(e, kernel, "") for e, kernel in own.values()]
+    for e in entries:
+        delegate = str(e.get("structured_delegate") or "")
+        if delegate in own:
+            items.append(_yaml_record(e, own[delegate][1], delegate))
+    note = "the tree has no torchgen/: operators read from plain YAML; no registration code (no C++ signatures)"
+    return Records(tuple(items), "yaml", note)
+
+
+def _name(entry: dict) -> str:
+    return " ".join(str(entry["func"]).split()).split("(", 1)[0]
+
+
+def _yaml_record(entry: dict, kernel: str, delegate: str) -> dict:
+    schema = " ".join(str(entry["func"]).split())
+    name = schema.split("(", 1)[0]
+    return {"name": name, "schema": schema, "line": entry.get("__line__", 0), "kernel": kernel,
+            "root": name.split(".", 1)[0].rstrip("_") or name, "structured": bool(entry.get("structured") or delegate),
+            "delegate": delegate, "explicit": not delegate, "manual": False, "wrapper": None}
