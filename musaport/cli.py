@@ -99,8 +99,10 @@ def default_jobs() -> int:
 
 
 def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
+    if quiet:  # rich is not even imported: a warm run is mostly start-up
+        return run(opts, config)
     err = console(stderr=True)
-    if quiet or not err.is_terminal:
+    if not err.is_terminal:
         return run(opts, config)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
