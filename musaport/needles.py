@@ -42,10 +42,13 @@ def _alternatives(items: list) -> list[str] | None:
     if len(best) >= 2:
         return [best]
     for op, arg in items:  # a mandatory group of alternatives: any arm's literal
+        found = None
         if op is _c.BRANCH:
-            return _alternatives([(op, arg)])
-        if op is _c.SUBPATTERN and len(arg[-1]) == 1 and arg[-1][0][0] is _c.BRANCH:
-            return _alternatives(list(arg[-1]))
+            found = _alternatives([(op, arg)])
+        elif op is _c.SUBPATTERN and len(arg[-1]) == 1 and arg[-1][0][0] is _c.BRANCH:
+            found = _alternatives(list(arg[-1]))
+        if found:  # a group whose arms lack literals (operators, say) does not end the search
+            return found
     return None
 
 

@@ -59,6 +59,9 @@ def test_malformed_layout(tmp_path: Path) -> None:
         (r"\bREGISTER_CUDA_DISPATCH\b", ("REGISTER_CUDA_DISPATCH",)),
         (r"(?<![\w])(?:cublas|CUFFT)\w*", ("CUFFT", "cublas")),
         (r"(?:\bcase\s+)?\b((?:c10::|at::)?DeviceType::)CUDA\b", ("DeviceType::",)),
+        # the operator group has no literal; the macro group after it does
+        (r"\b\d+\s*(?:[<>]=?|[!=]=)\s*(?:__CUDA_ARCH__|CUDA_VERSION)\b", ("CUDA_VERSION", "__CUDA_ARCH__")),
+        (r"(?:<|>)(?:x|y)", ()),
         (r"a?b", ()),
         (r"\A(?!x)", ()),
     ],
