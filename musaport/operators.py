@@ -200,7 +200,8 @@ def build_model(records: Records, facts: dict[str, FileFacts], ported: set[str])
     for r in records.items:
         if r["delegate"]:
             ops[r["name"]] = _delegated(r, ops.get(r["delegate"]))
-    wrappers = {r["name"]: r["wrapper"] for r in records.items if r.get("wrapper") and not r.get("manual")}
+    wrappers = {r["name"]: {**r["wrapper"], "root": r["root"]} for r in records.items
+                if r.get("wrapper") and not r.get("manual")}
     return OperatorModel(dict(sorted(ops.items())), wrappers, records.origin, records.note)
 
 
