@@ -3,7 +3,7 @@
 
 Measures, in one invocation on this machine:
   - musaport cold (empty --out), warm (nothing changed), and after touching one file;
-  - hipify_python (torch/utils/hipify from the same tree) on the same CUDA folders;
+  - hipify_python (torch/utils/hipify from the same tree) on the very files musaport ports;
 and prints wall times, peak memory and the ratios the targets are stated in:
 cold <= 1.0x hipify, warm <= 15% of cold with 0 files written, peak <= 300 MB.
 
@@ -27,18 +27,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-
-# hipify's include globs for the folders musaport's default layout ports as .mu/.cu
-HIPIFY_INCLUDES = [
-    "aten/src/ATen/native/cuda/*",
-    "aten/src/ATen/native/nested/cuda/*",
-    "aten/src/ATen/native/quantized/cuda/*",
-    "aten/src/ATen/native/sparse/cuda/*",
-    "aten/src/ATen/native/transformers/cuda/*",
-    "aten/src/ATen/cuda/*",
-    "c10/cuda/*",
-    "torch/csrc/cuda/*",
-]
 
 MEASURE = """
 import resource, subprocess, sys, time
@@ -93,17 +81,27 @@ def musaport_runs(src: Path, work: Path, jobs: int) -> dict[str, tuple[float, fl
     return results
 
 
-def hipify_run(src: Path, work: Path) -> tuple[float, float]:
-    """hipify_python on a scratch copy of the same folders (it rewrites in place)."""
+def ported_files(out: Path) -> list[str]:
+    """The source paths musaport selected (from its report), so hipify gets the very same files."""
+    return sorted(json.loads((out / "porting_report.json").read_text())["files"])
+
+
+def hipify_run(src: Path, work: Path, files: list[str]) -> tuple[float, float]:
+    """hipify_python on a scratch copy of exactly the files musaport ports (it rewrites in place).
+
+    Copying just those files makes the two tools read the same input; hipify's
+    include globs would otherwise select a different set (its globs see only
+    the cuda/ folders, not the ATen and c10 headers musaport also ports).
+    """
     project = work / "hipify"
     shutil.rmtree(project, ignore_errors=True)
-    for top in ("aten/src/ATen", "c10", "torch/csrc"):
-        shutil.copytree(src / top, project / top, symlinks=True)
-    # hipify must not see the musaport output or the edited file's history: a fresh copy
+    for rel in files:
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src / rel, project / rel)
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
         "from hipify import hipify_python as h;"
-        f"h.hipify(project_directory=sys.argv[2], output_directory=sys.argv[2], includes={HIPIFY_INCLUDES!r},"
+        "h.hipify(project_directory=sys.argv[2], output_directory=sys.argv[2], includes=['*'],"
         "show_detailed=False, is_pytorch_extension=False, show_progress=False)"
     )
     wall, peak, _ = measure([sys.executable, "-c", script, str(src / "torch/utils"), str(project)])
@@ -125,11 +123,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="musaport-bench-") as tmp:
         for _ in range(args.repeat):
             copy = scratch_copy(src, Path(tmp) / "pytorch")
-            rounds.append((musaport_runs(copy, Path(tmp), args.jobs), hipify_run(copy, Path(tmp))))
+            runs = musaport_runs(copy, Path(tmp), args.jobs)
+            files = ported_files(Path(tmp) / "out")
+            rounds.append((runs, hipify_run(copy, Path(tmp), files)))
     best = {k: min((r[0][k] for r in rounds), key=lambda v: v[0]) for k in rounds[0][0]}
     hip = min((r[1] for r in rounds), key=lambda v: v[0])
     cold = best["cold"][0]
-    print(f"PyTorch tree: {src}   jobs: {args.jobs}   best of {args.repeat}")
+    print(f"PyTorch tree: {src}   files: {len(files)}   jobs: {args.jobs}   best of {args.repeat}")
     print(f"{'run':<16}{'wall s':>9}{'peak MB':>10}{'written':>9}{'ratio':>22}")
     print(f"{'hipify':<16}{hip[0]:>9.3f}{hip[1]:>10.1f}{'-':>9}{'(peer)':>22}")
     for name, (wall, peak, n) in best.items():
