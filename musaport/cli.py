@@ -258,3 +258,31 @@ def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only
     passed = sum(o.ok for o in outcomes)
     click.echo(f"{passed} of {len(outcomes)} passed; report: {out / 'validate_report.md'}")
     return 0 if passed == len(outcomes) else 1
+
+
+@main.command("whereis")
+@click.argument("symbol")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+              help="The --out of a previous 'musaport run' (the ported tree is searched).")
+@click.option("--pytorch-src", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+              help="PyTorch tree: when the port does not define the symbol, look for its CUDA spelling here.")
+@click.option("--cmake-list", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="The backend's own CMake source list: say whether it already names the file.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
+    """Which ported file defines SYMBOL (mangled or not), and which .mu to add (exit 0 found, 1 not defined)."""
+    import json
+
+    from .symbols import SymbolError, demangle, parse_symbol
+    from .whereis import TREE, whereis
+    from .whereis_report import render_text, to_json
+
+    if not (out / TREE).is_dir():
+        fail(f"{out / TREE}: no ported tree here; run 'musaport run --out {out}' first or pass --out")
+    try:
+        parsed = parse_symbol(symbol, demangle(symbol))
+    except SymbolError as exc:
+        fail(str(exc))
+    answer = whereis(parsed, out, pytorch_src, cmake_list)
+    click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
+    sys.exit(answer.exit_code)
