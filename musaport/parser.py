@@ -103,7 +103,17 @@ def _directive_tokens(data: bytes, toks: Tokens) -> list[int]:
 
 def _continues(data: bytes, line_start: int) -> bool:
     """True when the line before ``line_start`` ends with a backslash."""
-    return data[:line_start].rstrip(b"\r\n").endswith(b"\\") if line_start else False
+    return _backslash_before(data, line_start - 1) if line_start else False
+
+
+def _backslash_before(data: bytes, nl: int) -> bool:
+    """True when the line ending at the newline ``nl`` ends with a backslash (CR allowed).
+
+    Looks at the two bytes before ``nl`` only: slicing the whole prefix made
+    every directive cost a copy of the file up to it.
+    """
+    end = nl - 1 if nl > 0 and data[nl - 1] == 13 else nl
+    return end > 0 and data[end - 1] == 92
 
 
 _STRING_START = re.compile(rb"(?:u8|[LuU])?R?[\"']")
@@ -120,7 +130,7 @@ def _line_end(data: bytes, off: int) -> int:
         nl = data.find(b"\n", off)
         if nl == -1:
             return len(data)
-        if data[:nl].rstrip(b"\r").endswith(b"\\"):
+        if _backslash_before(data, nl):
             off = nl + 1
             continue
         return nl if data[nl - 1 : nl] != b"\r" else nl - 1

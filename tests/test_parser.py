@@ -71,6 +71,14 @@ def test_continued_line_hash_is_not_a_directive() -> None:
     assert contexts_of(data) == {"#define": "directive"}
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_directive_after_a_blank_line_ending_a_macro(newline: str) -> None:
+    # The blank line ends the continued #define, so the next # starts a directive
+    # (PyTorch 2.6.0's DistributionTemplates.h and Exceptions.h are written so).
+    data = f"#define A(x) x \\{newline}{newline}#include <cuda.h>{newline}".encode()
+    assert contexts_of(data) == {"#define": "directive", "#include": "directive", "<cuda.h>": "include"}
+
+
 def test_structure_facts() -> None:
     data = b"""
 #include <ATen/native/cuda/Loops.cuh>
