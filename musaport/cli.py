@@ -286,3 +286,37 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     answer = whereis(parsed, out, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
+
+
+@main.command("diff")
+@click.argument("op")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+              help="The --out of a previous 'musaport run'; files it holds no port of are ported in memory.")
+@click.option("--pytorch-src", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+              help="PyTorch tree (default: the one OUT was ported from, else the bundled fixture tree).")
+@click.option("--stat", is_flag=True, help="Per file: lines added and removed, and the rules that fired.")
+@click.option("--no-color", is_flag=True, help="Plain text, rule ids in a column.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("-U", "--unified", "context", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Lines of context around each change.")
+@with_packs
+def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, packs) -> None:
+    """The CUDA → MUSA diff of OP's files, each changed line with its rule ids, then its registration."""
+    import json
+
+    from .diffview_render import render_plain, render_rich, render_stat, to_json
+    from .opdiff import UnknownOperator, default_source, op_diff
+
+    source = pytorch_src or default_source(out, default_fixture_tree())
+    try:
+        diff = op_diff(op, source, out, _ruleset(rules, packs), context)
+    except (UnknownOperator, LoadError) as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(to_json(diff), indent=2))
+    elif stat:
+        click.echo(render_stat(diff), nl=False)
+    elif no_color or not console().is_terminal:
+        click.echo(render_plain(diff), nl=False)
+    else:
+        render_rich(diff, console())

@@ -37,6 +37,9 @@ class Rewritten:
     fired: dict[str, int]
     findings: tuple[Finding, ...]
     views: dict[frozenset[str], str] = field(default_factory=dict, compare=False, repr=False)
+    # With trace=True: each applying rule's edits (start, end, new text), in the
+    # coordinates of the text that rule saw, in the order the rules ran.
+    steps: tuple[tuple[str, tuple[tuple[int, int, str], ...]], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass
@@ -92,26 +95,33 @@ class _State:
 
 
 def rewrite(
-    parsed: Parsed, rules: tuple[Rule, ...], path: str, views: dict[frozenset[str], str] | None = None
+    parsed: Parsed, rules: tuple[Rule, ...], path: str, views: dict[frozenset[str], str] | None = None,
+    trace: bool = False,
 ) -> Rewritten:
     """Run every applicable rule over ``parsed`` in order.
 
     ``views`` may hand in masked views already built for ``parsed``; the
     result carries the final ones, so callers need not mask again.
+    ``trace`` keeps every rule's edits, so ``musaport diff`` can name the rule
+    behind each changed line (a port does not need them).
     """
     state = _State(parsed.text, list(parsed.spans), dict(views or {}))
     fired: Counter[str] = Counter()
     findings: list[Finding] = []
+    steps: list[tuple[str, tuple[tuple[int, int, str], ...]]] = []
     for rule in rules:
         if not rule.applies_to(path) or (rule.needles and not state.has_any(rule.needles)):
             continue
         edits = _find(rule, state, findings)
         if edits:
             fired[rule.id] += len(edits)
+            if trace:
+                steps.append((rule.id, tuple(edits)))
             _apply(state, edits)
         elif rule.kind == "flag" and any(f.rule == rule.id for f in findings):
             fired[rule.id] += sum(1 for f in findings if f.rule == rule.id)
-    return Rewritten(state.text, tuple(state.spans), dict(sorted(fired.items())), tuple(findings), state.views)
+    return Rewritten(state.text, tuple(state.spans), dict(sorted(fired.items())), tuple(findings), state.views,
+                     tuple(steps))
 
 
 def _find(rule: Rule, state: _State, findings: list[Finding]) -> list[tuple[int, int, str]]:
