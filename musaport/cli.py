@@ -70,7 +70,15 @@ def with_packs(fn):
 @with_packs
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary table.")
-def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet) -> None:
+@click.option("--ops", multiple=True, help="Register only these operators (abs, abs.out, tril_; comma-separated, repeatable).")
+@click.option("--exclude-ops", multiple=True, help="Do not register these operators (same syntax as --ops).")
+@click.option("--split", is_flag=True, help="One RegisterMUSA_<source>.cpp per CUDA source instead of one file.")
+@click.option("--exclude-stubs", multiple=True,
+              help="DispatchStubs the backend implements itself: their REGISTER_DISPATCH lines are removed.")
+@click.option("--exclude-stubs-file", type=click.Path(path_type=Path), default=None,
+              help="YAML file with a 'stubs:' list, added to --exclude-stubs.")
+def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_ops, split, exclude_stubs,
+            exclude_stubs_file) -> None:
     """Port the CUDA parts of a PyTorch tree into OUT/generated_cuda_compatible."""
     opts = Options(
         source=pytorch_src or default_fixture_tree(),
@@ -78,6 +86,7 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet) -> None:
         layout=layout or default_layout(),
         packs=_packs(rules, packs),
         jobs=jobs or default_jobs(),
+        generate=_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file),
     )
     try:
         config = load_config(opts)
@@ -91,6 +100,21 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet) -> None:
     if report.failed:
         click.echo(f"musaport: {len(report.failed)} file(s) failed; the output tree was left as it was", err=True)
     sys.exit(report.return_code)
+
+
+def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file):
+    """The generate options of ``run``; a malformed exclusion file fails with its file:line."""
+    from .exclusions import from_file, from_option
+    from .generate import GenerateOptions
+
+    def names(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
+
+    try:
+        stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
+    except LoadError as exc:
+        fail(str(exc))
+    return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs))
 
 
 def default_jobs() -> int:

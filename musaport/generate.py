@@ -1,29 +1,132 @@
 """Files `musaport run` generates next to the ported sources.
 
 Called once per run with every file's result; returns tree-relative paths
-and their bytes, which the run stages and commits with the ported files.
+and their bytes, which the run stages and commits with the ported files:
+RegisterMUSA.cpp (or one per source with ``split``), musa_functions.yaml and
+musaport_sources.cmake.  Everything here is a function of the source tree,
+the results and the options, so a second run produces the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
+
+from .yamlload import LoadError
 
 if TYPE_CHECKING:
+    from .exclusions import Exclusion
+    from .operators import Operator, OperatorModel
     from .port import FileResult
 
 
 @dataclass(frozen=True)
 class GenerateOptions:
-    """What the user asked to generate (operator selection, one file per source)."""
+    """What the user asked to generate (operator selection, one file per source, stubs left to the backend)."""
 
     ops: tuple[str, ...] = ()
     exclude_ops: tuple[str, ...] = ()
     split: bool = False
     extra: dict = field(default_factory=dict)
+    exclude_stubs: tuple["Exclusion", ...] = ()
 
 
-def generated_files(source: Path, results: list["FileResult"], options: GenerateOptions) -> dict[str, bytes]:
-    """Generated outputs by tree-relative path (none yet: filled in by later features)."""
-    return {}
+def generated_files(source: Path, results: list["FileResult"], options: GenerateOptions,
+                    out: Path | None = None) -> dict[str, bytes]:
+    """Generated outputs by tree-relative path; ``out`` holds the operator model's cache."""
+    from .cmake_lists import CMAKE_FILE, sources_cmake
+    from .operators import operator_model
+    from .registration import FUNCTIONS_YAML, functions_yaml, header, registration_files
+
+    ok = [r for r in results if r.status != "failed"]
+    what = _yaml_label(source)
+    files: dict[str, str] = {}
+    registered: dict[str, str] = {}
+    if (source / _NATIVE).is_file() and out is not None:
+        model = operator_model(source, out, [r.src for r in ok])
+        chosen = select(model, options)
+        files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
+        registered = {op.name: _file_of(op, files, options.split) for op in chosen if files}
+        files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(model, options), what)
+    files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],
+                                      header(f"the port of {source.name}"))
+    return {rel: text.encode() for rel, text in sorted(files.items())}
+
+
+_NATIVE = "aten/src/ATen/native/native_functions.yaml"
+
+
+def _yaml_label(source: Path) -> str:
+    path = source / _NATIVE
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else "missing"
+    return f"{_NATIVE} (sha256 {digest})"
+
+
+def _file_of(op: "Operator", files: dict[str, str], split: bool) -> str:
+    from .registration import REGISTRATION, split_name
+
+    return split_name(op) if split else REGISTRATION
+
+
+def _excluded(model: "OperatorModel", options: GenerateOptions) -> dict[str, list[str]]:
+    """Excluded stub → the source files whose registration of it was removed."""
+    files: dict[str, set[str]] = {e.stub: set() for e in options.exclude_stubs}
+    for op in model.operators.values():
+        for stub in set(op.stubs) & set(files):
+            files[stub].update(op.files)
+    return {s: sorted(f) for s, f in files.items()}
+
+
+def select(model: "OperatorModel", options: GenerateOptions) -> list["Operator"]:
+    """The registrable operators ``--ops`` picks (all by default) minus ``--exclude-ops``."""
+    wanted = _names(model.operators, options.ops, "--ops") if options.ops else None
+    dropped = _names(model.operators, options.exclude_ops, "--exclude-ops")
+    return [op for op in model.registrable()
+            if (wanted is None or op.name in wanted) and op.name not in dropped]
+
+
+def check_selection(source: Path, out: Path, options: GenerateOptions) -> None:
+    """Start torchgen in the background; fail before porting when ``--ops``/``--exclude-ops``
+    name an unknown operator."""
+    from .operators_records import load_records, start_records
+    from .writer import STATE_DIR
+
+    start_records(source, out / STATE_DIR)
+    if not (options.ops or options.exclude_ops):
+        return
+    (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
+    names = {r["name"] for r in load_records(source, out / STATE_DIR).items}
+    _names(names, options.ops, "--ops")
+    _names(names, options.exclude_ops, "--exclude-ops")
+
+
+def _names(known: Iterable[str], queries: Iterable[str], option: str) -> set[str]:
+    """Every operator the queries select; an unknown one is an error with suggestions."""
+    from .operators import resolve_names, suggest_names
+
+    known = list(known)
+    chosen: set[str] = set()
+    for query in queries:
+        hits = resolve_names(known, query)
+        if not hits:
+            close = suggest_names(known, query)
+            hint = f"; did you mean: {', '.join(close)}?" if close else ""
+            raise LoadError(f"{option}: no operator '{query}' with a CUDA kernel in {_NATIVE}{hint}")
+        chosen.update(hits)
+    return chosen
+
+
+def inputs_digest(source: Path) -> str:
+    """Size and mtime of the files outside the port that the generated files depend on."""
+    from .operators import inputs
+
+    h = hashlib.sha256()
+    for path in inputs(source):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()

@@ -18,15 +18,16 @@ No operator is dropped: every one the CUDA key names gets a kind.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from .operators_records import Records, load_records
-from .operators_scan import Definition, FileFacts, pasted_regex, pasted_with, scan
 from .writer import STATE_DIR
+
+if TYPE_CHECKING:  # the model's inputs load yaml and libclang: imported when a model is built
+    from .operators_records import Records
+    from .operators_scan import Definition, FileFacts
 
 KINDS = ("stub", "structured", "cuda-function", "not-portable", "unresolved")
 # Folders whose CUDA-side code needs a vendor library MUSA has no counterpart for.
@@ -71,17 +72,11 @@ class OperatorModel:
 
     def resolve(self, query: str) -> list[Operator]:
         """``abs`` → abs, abs.out, abs_ (whichever exist); ``abs.out`` or ``tril_`` → that one."""
-        if query in self.operators:
-            exact = self.operators[query]
-            if "." in query or query.endswith("_"):
-                return [exact]
-        bases = {query} if "." in query or query.endswith("_") else {query, query + "_"}
-        return [op for name, op in sorted(self.operators.items()) if name.split(".", 1)[0] in bases]
+        return [self.operators[n] for n in resolve_names(self.operators, query)]
 
     def suggestions(self, query: str) -> list[str]:
         """Up to five known names close to an unknown ``query``."""
-        names = sorted(self.operators) + sorted({n.split(".", 1)[0] for n in self.operators})
-        return difflib.get_close_matches(query, names, n=5, cutoff=0.6)
+        return suggest_names(self.operators, query)
 
     def registrable(self) -> list[Operator]:
         """Operators the backend can register: the ported ones, in yaml order."""
@@ -90,11 +85,35 @@ class OperatorModel:
                       key=lambda op: (op.line, op.name))
 
 
+def resolve_names(names: Iterable[str], query: str) -> list[str]:
+    """The operator names ``query`` selects: an exact overload, or every overload of a base name.
+
+    A base name also selects its in-place twin (``abs`` → ``abs_``); a name with
+    an overload or a trailing ``_`` selects only itself.
+    """
+    known = set(names)
+    if "." in query or query.endswith("_"):
+        return [query] if query in known else sorted(n for n in known if n.split(".", 1)[0] == query)
+    return sorted(n for n in known if n.split(".", 1)[0] in (query, query + "_"))
+
+
+def suggest_names(names: Iterable[str], query: str) -> list[str]:
+    """Up to five names (or base names) close to ``query``."""
+    import difflib
+
+    known = sorted(set(names))
+    candidates = known + sorted({n.split(".", 1)[0] for n in known} - set(known))
+    return difflib.get_close_matches(query, candidates, n=5, cutoff=0.6)
+
+
 def operator_model(source: Path, out: Path, ported: Iterable[str] | None = None) -> OperatorModel:
     """The model of ``source``; caches torchgen's records and the scan under ``out/.musaport``.
 
     ``ported``: the tree-relative sources the run ported (default: the bundled layout's selection).
     """
+    from .operators_records import load_records
+    from .operators_scan import scan
+
     state = out / STATE_DIR
     state.mkdir(parents=True, exist_ok=True)
     records = load_records(source, state)
@@ -144,6 +163,8 @@ class _Index:
 
     @classmethod
     def of(cls, facts: dict[str, FileFacts], ported: set[str]) -> "_Index":
+        from .operators_scan import pasted_regex
+
         idx = cls(ported)
         for path, f in sorted(facts.items()):
             for d in f.definitions:
@@ -171,6 +192,8 @@ def _definitions(idx: _Index, kernel: str) -> list[tuple[str, Definition]]:
     when it matches and the file invokes a macro with a word of ``kernel``
     (``FOREACH_BINARY_OP_LIST(add, ...)`` for ``foreach_tensor_add_list_kernel_cuda``).
     """
+    from .operators_scan import Definition, pasted_with
+
     direct = idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, [])
     if direct:
         return direct

@@ -46,16 +46,38 @@ def yaml_digest(source: Path) -> str:
     return h.hexdigest()[:16]
 
 
+_PENDING: dict[Path, subprocess.Popen[str]] = {}
+
+
+def start_records(source: Path, state: Path) -> None:
+    """Start torchgen in the background when its records are not cached (the port runs meanwhile)."""
+    if source in _PENDING or not (source / "torchgen").is_dir() or not (source / NATIVE_FUNCTIONS).is_file():
+        return
+    if _cached(state / f"operators-{yaml_digest(source)}.json") is None:
+        _PENDING[source] = _child(source)
+
+
+def _child(source: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-I", str(CHILD), str(source.resolve())], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _cached(path: Path) -> Records | None:
+    try:
+        data = json.loads(path.read_bytes())
+        return Records(tuple(data["items"]), data["origin"], data["note"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def load_records(source: Path, state: Path) -> Records:
     """The cached records for this yaml digest, made now if missing."""
     if not (source / NATIVE_FUNCTIONS).is_file():
         raise LoadError(f"{source / NATIVE_FUNCTIONS}: missing; cannot build the operator model")
     cache = state / f"operators-{yaml_digest(source)}.json"
-    try:
-        data = json.loads(cache.read_bytes())
-        return Records(tuple(data["items"]), data["origin"], data["note"])
-    except (OSError, ValueError, KeyError):
-        pass
+    records = _cached(cache)
+    if records is not None:
+        return records
     records = _from_torchgen(source) if (source / "torchgen").is_dir() else _from_yaml(source)
     for old in state.glob("operators-*.json"):
         old.unlink(missing_ok=True)
@@ -66,11 +88,12 @@ def load_records(source: Path, state: Path) -> Records:
 
 def _from_torchgen(source: Path) -> Records:
     """Run the tree's torchgen in a child; its stderr's last line is the error."""
-    done = subprocess.run([sys.executable, "-I", str(CHILD), str(source.resolve())], capture_output=True, text=True)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    child = _PENDING.pop(source, None) or _child(source)
+    stdout, stderr = child.communicate()
+    if child.returncode != 0:
+        last = (stderr.strip().splitlines() or ["no output"])[-1]
         raise LoadError(f"{source / NATIVE_FUNCTIONS}: the tree's torchgen could not parse it: {last}")
-    return Records(tuple(json.loads(done.stdout)), "torchgen")
+    return Records(tuple(json.loads(stdout)), "torchgen")
 
 
 def _from_yaml(source: Path) -> Records:

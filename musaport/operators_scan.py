@@ -11,6 +11,7 @@ one file rescans that file only.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,8 +188,8 @@ def scan(source: Path, paths: Iterable[str], state: Path) -> dict[str, FileFacts
     """Facts of every path (tree-relative), reusing the cache for files whose size and mtime held."""
     cache_file = state / CACHE_NAME
     old = _load(cache_file)
-    facts: dict[str, FileFacts] = {}
     fresh: dict[str, dict] = {}
+    todo: list[tuple[str, list[int]]] = []
     for rel in sorted(set(paths)):
         try:
             st = (source / rel).stat()
@@ -196,13 +197,34 @@ def scan(source: Path, paths: Iterable[str], state: Path) -> dict[str, FileFacts
             continue
         stamp = [st.st_size, st.st_mtime_ns]
         entry = old.get(rel)
-        if entry is None or entry["stamp"] != stamp:
-            entry = {"stamp": stamp, "facts": file_facts(rel, (source / rel).read_bytes()).to_json()}
-        fresh[rel] = entry
-        facts[rel] = FileFacts.from_json(rel, entry["facts"])
+        if entry is not None and entry["stamp"] == stamp:
+            fresh[rel] = entry
+        else:
+            todo.append((rel, stamp))
+    for (rel, stamp), facts in zip(todo, _facts_of(source, [rel for rel, _ in todo])):
+        fresh[rel] = {"stamp": stamp, "facts": facts}
+    fresh = dict(sorted(fresh.items()))
     if fresh != old:
         write_atomic(cache_file, json.dumps({"version": SCAN_VERSION, "files": fresh}, sort_keys=True).encode())
-    return facts
+    return {rel: FileFacts.from_json(rel, e["facts"]) for rel, e in fresh.items()}
+
+
+def _facts_of(source: Path, rels: list[str]) -> list[dict]:
+    """Facts as JSON for ``rels``, in worker processes when there are many (a cold scan)."""
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if len(rels) < _PARALLEL_FROM or jobs < 2:
+        return [_one(source, rel) for rel in rels]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(_one, [source] * len(rels), rels, chunksize=16))
+
+
+_PARALLEL_FROM = 64
+
+
+def _one(source: Path, rel: str) -> dict:
+    return file_facts(rel, (source / rel).read_bytes()).to_json()
 
 
 def _load(path: Path) -> dict[str, dict]:

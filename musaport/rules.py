@@ -118,6 +118,20 @@ def load_packs(paths: Iterable[Path]) -> RuleSet:
     return RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
 
 
+def make_rule(**fields: object) -> Rule:
+    """A rule made by code (not read from a pack), checked and compiled like a loaded one."""
+    rule = Rule(**fields)  # type: ignore[arg-type]
+    return _compiled(_checked(rule, f"{rule.where}: rule '{rule.id}'"))
+
+
+def extend(ruleset: RuleSet, extra: list[Rule]) -> RuleSet:
+    """``ruleset`` with ``extra`` applied after it; the digest covers the extra rules."""
+    digest = hashlib.sha256(ruleset.digest.encode())
+    for rule in extra:
+        digest.update(f"\0{rule.id}\0{rule.pattern}\0{rule.replace}\0{rule.why}".encode())
+    return RuleSet(ruleset.rules + tuple(extra), digest.hexdigest(), ruleset.sources)
+
+
 def load_pack(path: Path, digest: "hashlib._Hash | None" = None) -> list[Rule]:
     """Parse one pack file into rules."""
     data = Fields(load_yaml(path), f"{path}:1", "rule pack")

@@ -63,6 +63,10 @@ def load_config(opts: Options) -> Config:
     """Load layout, packs and vocabulary; any problem raises LoadError."""
     layout = load_layout(opts.layout)
     rules = load_packs(opts.packs)
+    if opts.generate.exclude_stubs:
+        from .exclusions import with_exclusions
+
+        rules = with_exclusions(rules, opts.generate.exclude_stubs)
     raw = vocabulary_file().read_bytes()
     vocabulary = frozenset(ln.strip() for ln in raw.decode().splitlines() if ln.strip() and not ln.startswith("#"))
     key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
@@ -81,6 +85,9 @@ def run(opts: Options, config: Config, progress: Callable[["FileResult"], None] 
     timer.lap("discover+plan")
     if not plan.tasks and not plan.collisions and _nothing_changed(opts, config, plan, skipped, cached):
         return Report.from_summary(str(opts.source), cached.summary, reused=len(plan.reused))
+    from .generate import check_selection
+
+    check_selection(opts.source, opts.out, opts.generate)
     if on_plan:
         on_plan(len(plan.tasks))
     stage = Stage(opts.out / TREE, opts.out / STATE_DIR)
@@ -118,7 +125,9 @@ def _port(opts: Options, config: Config, plan: Plan, stage: Stage,
 
 def _digest(opts: Options, config: Config, entries: dict[str, Entry], skipped: list[Skipped]) -> str:
     """Everything the reports and generated files depend on, in one hash."""
-    h = hashlib.sha256(f"{config.key}\0{opts.source}\0{opts.generate!r}".encode())
+    from .generate import inputs_digest
+
+    h = hashlib.sha256(f"{config.key}\0{opts.source}\0{opts.generate!r}\0{inputs_digest(opts.source)}".encode())
     for src in sorted(entries):
         h.update(f"\0{src}\0{entries[src].out_hash}".encode())
     for s in skipped:
@@ -198,7 +207,11 @@ def _commit(opts: Options, config: Config, plan: Plan, fresh: list["FileResult"]
     for result in fresh:
         if result.staged:
             stage.adopt(result.out)
-    generated = generated_files(opts.source, report.results, opts.generate)
+    try:
+        generated = generated_files(opts.source, report.results, opts.generate, opts.out)
+    except BaseException:
+        stage.discard()
+        raise
     report.generated = sorted(generated)
     for rel, data in sorted(generated.items()):
         if not _holds(tree / rel, data):
