@@ -166,16 +166,20 @@ class _Tracker:
         body = _strip_template_head(head)
         at = self.word.search(body)
         offset = start + len(head) - len(body) + (at.start() if at else len(body) - len(body.lstrip()))
-        text = " ".join(body.split())
+        text = " ".join(_strip_macro_lines(head).split())
         self.found.append(Occurrence(kind, scope + parts, len(scope), self.line_of(offset), text, template))
 
 
+def _strip_macro_lines(head: str) -> str:
+    """Drop the macro lines that start a head (``TORCH_SDT_DEFINE_SEMAPHORE(free)`` has no ``;``)."""
+    while (m := _MACRO_LINE.match(head)) is not None:
+        head = head[m.end() :]
+    return head
+
+
 def _strip_template_head(head: str) -> str:
-    """``template <...>`` prefixes removed (balanced angle brackets, repeated), after
-    the macro lines before them (``TORCH_SDT_DEFINE_SEMAPHORE(free)`` has no ``;``)."""
-    body = head
-    while (m := _MACRO_LINE.match(body)) is not None:
-        body = body[m.end() :]
+    """``template <...>`` prefixes removed (balanced angle brackets, repeated), after the macro lines."""
+    body = _strip_macro_lines(head)
     while _TEMPLATE_HEAD.match(body):
         i, depth = body.index("<"), 0
         for j in range(i, len(body)):

@@ -22,6 +22,7 @@ from .symbols import ANONYMOUS, Symbol
 TREE = "generated_cuda_compatible"
 SOURCES_CMAKE = "musaport_sources.cmake"
 VARIABLE_BY_SUFFIX = {".mu": "MUSAPORT_MU_SOURCES", ".cpp": "MUSAPORT_CPP_SOURCES"}
+PREFERRED_VARIABLES = ("MUSAPORT_MU_SOURCES", "MUSAPORT_CPP_SOURCES", "MUSAPORT_REGISTRATION_SOURCES")
 _SOURCE_SUFFIXES = (".mu", ".cpp", ".cu", ".cc")
 _SEARCHED = (".mu", ".muh", ".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
 _PYTORCH_FOLDERS = ("aten/src", "c10", "torch/csrc")
@@ -155,8 +156,13 @@ def cmake_variables(cmake_text: str) -> dict[str, list[tuple[str, int]]]:
 
 
 def variable_of(rel: str, variables: dict[str, list[tuple[str, int]]]) -> str:
-    """The variable listing ``rel`` (entries may carry a folder prefix), else the one it belongs in."""
-    for var, entries in variables.items():
+    """The variable listing ``rel`` (entries may carry a folder prefix), else "".
+
+    The per-kind lists come first: a file is also in its folder's group variable.
+    """
+    preferred = [v for v in PREFERRED_VARIABLES if v in variables]
+    for var in preferred + [v for v in variables if v not in preferred]:
+        entries = variables[var]
         if any(e == rel or e.endswith("/" + rel) for e, _ in entries):
             return var
     return ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .whereis import SOURCES_CMAKE, TREE, Answer, Place
 
-_WIDTH = 100
+_WIDTH = 120
 
 
 def render_text(answer: Answer, out: str) -> str:
@@ -25,7 +25,7 @@ def render_text(answer: Answer, out: str) -> str:
 
 
 def _place(label: str, p: Place) -> str:
-    return f"{label:<13}{p.file}:{p.line}  {'template ' if p.template else ''}{_clip(p.text)}"
+    return f"{label:<13}{p.file}:{p.line}  {_clip(p.text)}"
 
 
 def _clip(text: str) -> str:

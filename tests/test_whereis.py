@@ -151,22 +151,29 @@ def fixture_port(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_cli_mangled_symbol_in_a_mu_with_cmake_lists(fixture_port: Path, tmp_path: Path) -> None:
-    generated = fixture_port / "generated_cuda_compatible" / "musaport_sources.cmake"
-    generated.write_text("set(MUSAPORT_MU_SOURCES\n  ${CMAKE_CURRENT_LIST_DIR}/aten/src/ATen/native/musa/AbsKernel.mu\n)\n")
     own = tmp_path / "CMakeLists.txt"
     own.write_text("set(SRCS\n  x.mu\n  aten/src/ATen/native/musa/AbsKernel.mu)\n")
-    try:
-        result = musaport("whereis", ABS_KERNEL, "--out", str(fixture_port), "--cmake-list", str(own), "--json")
-    finally:
-        generated.unlink()
+    result = musaport("whereis", ABS_KERNEL, "--out", str(fixture_port), "--cmake-list", str(own), "--json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["demangled"] == "at::native::abs_kernel_cuda(at::TensorIteratorBase&)"
     assert doc["verdict"] == "add-source"
     assert [(d["file"], d["line"], d["source"]) for d in doc["definitions"]] == [
         ("aten/src/ATen/native/musa/AbsKernel.mu", 21, "aten/src/ATen/native/cuda/AbsKernel.cu")]
+    # musaport run wrote musaport_sources.cmake; the file is in its .mu list.
     assert doc["add"] == [{"file": "aten/src/ATen/native/musa/AbsKernel.mu", "variable": "MUSAPORT_MU_SOURCES",
                            "in_generated_cmake": True, "listed": f"{own}:3"}]
+
+
+def test_cli_without_generated_cmake_names_the_variable_to_use(fixture_port: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(fixture_port, out)
+    (out / "generated_cuda_compatible" / "musaport_sources.cmake").unlink()
+    result = musaport("whereis", ABS_KERNEL, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("=> add aten/src/ATen/native/musa/AbsKernel.mu to the backend sources "
+                                  f"(MUSAPORT_MU_SOURCES in {out}/generated_cuda_compatible/musaport_sources.cmake, "
+                                  "once generated)\n")
 
 
 def test_cli_demangled_symbol_defined_in_a_cpp(fixture_port: Path) -> None:
@@ -213,8 +220,8 @@ def test_faq_symbol_on_pytorch_260(ported_260: Path) -> None:
     assert [i["line"] for i in doc["instantiations"]] == [33, 34]
     assert all(i["file"] == "aten/src/ATen/musa/cub.mu" for i in doc["instantiations"])
     assert [(d["file"], d["line"]) for d in doc["declarations"]] == [("aten/src/ATen/musa/cub.h", 75)]
-    assert doc["add"][0]["file"] == "aten/src/ATen/musa/cub.mu"
-    assert doc["add"][0]["variable"] == "MUSAPORT_MU_SOURCES"
+    assert doc["add"] == [{"file": "aten/src/ATen/musa/cub.mu", "variable": "MUSAPORT_MU_SOURCES",
+                           "in_generated_cmake": True, "listed": None}]
     assert doc["definitions"][0]["source"] == "aten/src/ATen/cuda/cub.cu"
     assert elapsed < 5
 
