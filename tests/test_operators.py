@@ -1,0 +1,190 @@
+"""The operator model: how the MUSA backend gets each operator with a CUDA kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURE_TREE
+from musaport.operators import KINDS, OperatorModel, operator_model
+from musaport.operators_scan import definitions, pasted_regex, pasted_with
+from musaport.operators_yaml import cuda_operators
+
+TREE = "generated_cuda_compatible"
+
+
+# --- code facts: what counts as a definition ---------------------------------------------------
+
+@pytest.mark.parametrize(("code", "defined"), [
+    pytest.param("Tensor& abs_out(const Tensor& self, Tensor& result) { return f(self); }", ["abs_out"], id="function"),
+    pytest.param("TORCH_IMPL_FUNC(tril_cuda)(const Tensor& self, const Tensor& r) { k(); }", ["tril_cuda"], id="impl"),
+    pytest.param("int size() const noexcept { return 1; }", ["size"], id="qualifiers"),
+    pytest.param("void a() { b(); }\nvoid c() { d(); }", ["a", "c"], id="two"),
+    pytest.param("namespace at { void a() { if (x) { y(); } } }", ["a"], id="nested-braces"),
+])
+def test_definitions(code: str, defined: list[str]) -> None:
+    found, _ = definitions(code)
+    assert [d.name for d in found] == defined
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param("if (x) { y(); }", id="if"),
+    pytest.param("abs_stub(iter.device_type(), iter);", id="call"),
+    pytest.param("REGISTER_DISPATCH(abs_stub, &abs_kernel_cuda);", id="macro"),
+    pytest.param("void f(int x);", id="declaration"),
+])
+def test_not_definitions(code: str) -> None:
+    found, _ = definitions(code)
+    assert found == []
+
+
+def test_a_body_names_its_calls_and_stubs() -> None:
+    (d,), _ = definitions("Tensor& abs_out(const Tensor& s, Tensor& r) { return helper(r, s, abs_stub); }")
+    assert {"helper", "abs_stub"} <= d.names
+
+
+def test_a_top_level_macro_invocation_keeps_its_arguments() -> None:
+    _, (inv,) = definitions("CREATE_UNARY_TORCH_IMPL_FUNC(tanh_out, tanh_stub)\n")
+    assert (inv.name, inv.names) == ("CREATE_UNARY_TORCH_IMPL_FUNC", frozenset({"tanh_out", "tanh_stub"}))
+
+
+@pytest.mark.parametrize(("pasted", "regex", "with_eq"), [
+    ("foreach_tensor_##OP##_cuda", r"foreach_tensor_\w+_cuda", "foreach_tensor_eq_cuda"),
+    ("func##_Scalar_out", r"\w+_Scalar_out", "eq_Scalar_out"),
+    ("func ## _stub", r"\w+_stub", "eq_stub"),
+])
+def test_pasted_names(pasted: str, regex: str, with_eq: str) -> None:
+    assert (pasted_regex(pasted), pasted_with(pasted, "eq")) == (regex, with_eq)
+
+
+# --- linking on a tiny tree: only code makes a link --------------------------------------------
+
+YAML = """\
+- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU, CUDA: foo_out
+"""
+KERNEL = "void foo_kernel_cuda(TensorIteratorBase& iter) {}\nREGISTER_DISPATCH(foo_stub, &foo_kernel_cuda);\n"
+
+
+def _tiny_tree(root: Path, body: str) -> Path:
+    native = root / "aten/src/ATen/native"
+    (native / "cuda").mkdir(parents=True)
+    (native / "native_functions.yaml").write_text(YAML)
+    (native / "tags.yaml").write_text("- tag: core\n  desc: core\n")
+    (native / "Foo.cpp").write_text(f"Tensor& foo_out(const Tensor& self, Tensor& out) {{\n{body}\n}}\n")
+    (native / "cuda/FooKernel.cu").write_text(KERNEL)
+    return root
+
+
+@pytest.mark.parametrize(("body", "kind"), [
+    pytest.param("  foo_stub(kCUDA, iter); return out;", "stub", id="called"),
+    pytest.param("  return unary_out(out, self, foo_stub);", "stub", id="passed"),
+    pytest.param("  // foo_stub(kCUDA, iter);\n  return out;", "unresolved", id="comment"),
+    pytest.param('  TORCH_WARN("foo_stub"); return out;', "unresolved", id="string"),
+])
+def test_stub_links_come_from_code_only(tmp_path: Path, body: str, kind: str) -> None:
+    tree = _tiny_tree(tmp_path / "tree", body)
+    model = operator_model(tree, tmp_path / "out", ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
+    op = model.operators["foo.out"]
+    assert op.kind == kind, op.reason
+    assert (op.stubs, op.files) == ((("foo_stub",), ("aten/src/ATen/native/cuda/FooKernel.cu",))
+                                    if kind == "stub" else ((), ()))
+
+
+# --- the bundled fixture tree (no torchgen: plain-yaml fallback) -------------------------------
+
+@pytest.fixture(scope="module")
+def fixture_model(tmp_path_factory: pytest.TempPathFactory) -> OperatorModel:
+    return operator_model(FIXTURE_TREE, tmp_path_factory.mktemp("fixture-model"))
+
+
+@pytest.mark.parametrize(("name", "kind", "kernel", "stubs", "file"), [
+    ("abs.out", "stub", "abs_out", ("abs_stub",), "cuda/AbsKernel.cu"),
+    ("tril.out", "structured", "tril_cuda", (), "cuda/TriangularOps.cu"),
+    ("tril", "structured", "tril_cuda", (), "cuda/TriangularOps.cu"),
+    ("tril_", "structured", "tril_cuda", (), "cuda/TriangularOps.cu"),
+    ("sum.IntList_out", "structured", "sum_out", ("sum_stub",), "cuda/ReduceSum.cu"),
+    ("randperm.generator_out", "cuda-function", "randperm_out_cuda", (), "cuda/Randperm.cu"),
+    ("mm.out", "structured", "mm_out_cuda", (), "cuda/Blas.cpp"),
+])
+def test_fixture_operators(fixture_model: OperatorModel, name: str, kind: str, kernel: str,
+                           stubs: tuple[str, ...], file: str) -> None:
+    op = fixture_model.operators[name]
+    assert (op.kind, op.kernel, op.stubs, op.files) == (kind, kernel, stubs, (f"aten/src/ATen/native/{file}",))
+
+
+def test_fixture_falls_back_to_plain_yaml_and_says_so(fixture_model: OperatorModel) -> None:
+    assert fixture_model.origin == "yaml"
+    assert "no torchgen" in fixture_model.note
+    assert set(fixture_model.operators) >= set(cuda_operators(FIXTURE_TREE))
+
+
+@pytest.mark.parametrize(("query", "names"), [
+    ("tril", ["tril", "tril.out", "tril_"]),
+    ("tril_", ["tril_"]),
+    ("tril.out", ["tril.out"]),
+    ("sum", ["sum.IntList_out", "sum.dim_IntList"]),
+    ("trill", []),
+    ("tri", []),
+])
+def test_resolve(fixture_model: OperatorModel, query: str, names: list[str]) -> None:
+    assert [op.name for op in fixture_model.resolve(query)] == names
+
+
+def test_suggestions_for_an_unknown_name(fixture_model: OperatorModel) -> None:
+    assert "tril" in fixture_model.suggestions("trill")
+
+
+def test_delegates_follow_their_out_variant(fixture_model: OperatorModel) -> None:
+    out = fixture_model.operators["tril.out"]
+    for name in ("tril", "tril_"):
+        op = fixture_model.operators[name]
+        assert (op.delegate, op.kind, op.files) == ("tril.out", out.kind, out.files)
+
+
+# --- real PyTorch 2.6.0 -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def model_260(pytorch_260: Path, ported_260: Path) -> OperatorModel:
+    """The model of the 2.6.0 port (its torchgen records and scan are cached by the run)."""
+    return operator_model(pytorch_260, ported_260)
+
+
+def test_abs_out_goes_through_abs_stub(model_260: OperatorModel) -> None:
+    op = model_260.operators["abs.out"]
+    assert (op.kind, op.kernel, op.stubs, op.files) == (
+        "stub", "abs_out", ("abs_stub",), ("aten/src/ATen/native/cuda/AbsKernel.cu",))
+    assert op.schema == "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
+
+
+def test_tril_is_structured_with_its_delegates(model_260: OperatorModel) -> None:
+    out = model_260.operators["tril.out"]
+    assert (out.kind, out.kernel, out.files) == ("structured", "tril_cuda",
+                                                 ("aten/src/ATen/native/cuda/TriangularOps.cu",))
+    assert [op.name for op in model_260.resolve("tril")] == ["tril", "tril.out", "tril_"]
+    for name in ("tril", "tril_"):
+        op = model_260.operators[name]
+        assert (op.delegate, op.kind, op.kernel, op.files) == ("tril.out", "structured", "tril_cuda", out.files)
+
+
+def test_every_cuda_operator_is_classified_and_none_dropped(model_260: OperatorModel, pytorch_260: Path) -> None:
+    own = [op for op in model_260.operators.values() if not op.delegate]
+    assert len(own) == 849  # 848 with CUDA in their yaml dispatch, plus add.out's ufunc kernel
+    assert set(cuda_operators(pytorch_260)) <= {op.name for op in own}
+    assert {op.kind for op in model_260.operators.values()} <= set(KINDS)
+    classified = [op for op in own if op.kind != "unresolved"]
+    assert len(classified) >= 700
+    assert all(op.reason for op in model_260.operators.values() if op.kind in ("unresolved", "not-portable"))
+
+
+def test_cudnn_kernels_are_not_portable(model_260: OperatorModel) -> None:
+    op = model_260.operators["cudnn_convolution"]
+    assert op.kind == "not-portable"
+    assert "cuDNN" in op.reason and "aten/src/ATen/native/cudnn/" in op.reason
+
+
+def test_comparison_impls_made_by_macros_reach_their_stubs(model_260: OperatorModel) -> None:
+    op = model_260.operators["eq.Scalar_out"]
+    assert (op.kind, op.stubs, op.files) == ("structured", ("eq_stub",), ("aten/src/ATen/native/cuda/CompareEQKernel.cu",))

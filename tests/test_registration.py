@@ -1,0 +1,189 @@
+"""RegisterMUSA.cpp, musa_functions.yaml and the run options that shape them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import CACHE, FIXTURE_TREE, musaport, tree_digest
+from musaport.buildenv import aten_ops_headers, config_headers
+from musaport.operators import operator_model, registration_source
+from musaport.registration import wrapper_name
+from musaport.resources import shim_include
+
+TREE = "generated_cuda_compatible"
+REGISTER = "aten/src/ATen/RegisterMUSA.cpp"
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(("name", "wrapper"), [
+    ("abs.out", "wrapper_MUSA_abs__out"),
+    ("tril", "wrapper_MUSA_tril"),
+    ("tril_", "wrapper_MUSA_tril_"),
+    ("max.dim_max", "wrapper_MUSA_max__dim_max"),
+])
+def test_wrapper_names(name: str, wrapper: str) -> None:
+    assert wrapper_name(name) == wrapper
+
+
+# --- the 2.6.0 port ------------------------------------------------------------------------------
+
+def test_registration_file_registers_for_privateuse1(ported_260: Path) -> None:
+    text = (ported_260 / TREE / REGISTER).read_text()
+    assert text.startswith("// musaport ")
+    assert "#include <c10/musa/MUSAGuard.h>" in text
+    assert text.count("TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)") == 1
+    assert 'm.impl("abs.out", TORCH_FN(at::wrapper_MUSA_abs__out));' in text
+    assert "const c10::musa::OptionalMUSAGuard device_guard(at::device_of(self));" in text
+    assert "return at::native::abs_out(self, out);" in text
+
+
+@pytest.mark.parametrize("variant", ["functional", "inplace", "out"])
+def test_tril_variants_derive_from_the_structured_class(ported_260: Path, variant: str) -> None:
+    text = (ported_260 / TREE / REGISTER).read_text()
+    struct = f"struct musa_structured_tril_cuda_{variant} final : public at::native::structured_tril_cuda {{"
+    body = text[text.index(struct):]
+    body = body[: body.index("\n};\n")]
+    for member in ("void set_output_strided(", "void set_output_raw_strided(",
+                   "const at::Tensor& maybe_get_output(int64_t output_idx) override",
+                   "c10::musa::OptionalMUSAGuard guard_;"):
+        assert member in body
+
+
+def test_functions_yaml_lists_every_operator_once(ported_260: Path, pytorch_260: Path) -> None:
+    doc = yaml.safe_load((ported_260 / TREE / "musa_functions.yaml").read_text())
+    model = operator_model(pytorch_260, ported_260)
+    registered = {e["name"]: e for e in doc["registered"]}
+    left = {e["name"]: e for e in doc["not_registered"]}
+    assert not registered.keys() & left.keys()
+    assert registered.keys() | left.keys() == model.operators.keys()
+    assert registered["abs.out"] == {"name": "abs.out", "kind": "stub", "kernel": "abs_out", "line": 357,
+                                     "stubs": ["abs_stub"], "files": ["aten/src/ATen/native/cuda/AbsKernel.cu"],
+                                     "registration": REGISTER}
+    assert registered["tril_"]["delegate"] == "tril.out"
+    assert all(e["reason"] for e in left.values())
+    assert doc["operators_from"] == "torchgen"
+
+
+@pytest.fixture(scope="module")
+def include_flags(pytorch_260: Path, ported_260: Path) -> list[str]:
+    """The include path of a backend build: shim, ported tree, configured and torchgen'd headers."""
+    state = CACHE / "buildenv"
+    state.mkdir(parents=True, exist_ok=True)
+    generated = config_headers(pytorch_260, ported_260 / ".musaport" / "test-config")
+    dirs = [shim_include(), ported_260 / TREE / "aten/src", ported_260 / TREE, generated,
+            aten_ops_headers(pytorch_260, state), pytorch_260 / "aten/src", pytorch_260,
+            pytorch_260 / "torch/csrc/api/include"]
+    flags = [f"-I{d}" for d in dirs]
+    shim_text = "".join(p.read_text(errors="replace") for p in shim_include().rglob("*.h"))
+    if "musaStreamCaptureMode" not in shim_text:  # see tests/data/shim_gaps.h
+        flags += ["-include", str(DATA / "shim_gaps.h")]
+    return flags
+
+
+def test_abs_and_tril_stubs_pass_a_syntax_check(pytorch_260: Path, ported_260: Path, include_flags: list[str],
+                                                tmp_path: Path) -> None:
+    model = operator_model(pytorch_260, ported_260)
+    names = [op.name for query in ("abs", "tril") for op in model.resolve(query)]
+    assert names == ["abs.out", "tril", "tril.out", "tril_"]
+    source = tmp_path / "RegisterMUSA_abs_tril.cpp"
+    source.write_text(registration_source(model, names))
+    cmd = ["clang++-16", "-x", "cuda", "-nocudainc", "-nocudalib", "--cuda-host-only", "-Wno-unknown-cuda-version",
+           "-fsyntax-only", "-std=c++17", "-w", "-DAT_PER_OPERATOR_HEADERS", "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE",
+           "-include", "musa_runtime.h", *include_flags, str(source)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = source.read_text()
+    assert [n for n in names if f'm.impl("{n}", TORCH_FN(at::{wrapper_name(n)}));' in text] == names
+
+
+# --- run options ---------------------------------------------------------------------------------
+
+@pytest.fixture()
+def port_copy(ported_260: Path, tmp_path: Path) -> Path:
+    """A copy of the 2.6.0 port (mtimes kept, so the run reuses every file)."""
+    copy = tmp_path / "out"
+    shutil.copytree(ported_260, copy, symlinks=True)
+    return copy
+
+
+def test_ops_and_split_select_and_spread_the_registrations(pytorch_260: Path, port_copy: Path) -> None:
+    run = ("run", "--pytorch-src", str(pytorch_260), "--out", str(port_copy), "-q")
+    done = musaport(*run, "--ops", "abs,tril", "--exclude-ops", "tril_", "--split")
+    assert done.returncode == 0, done.stderr
+    tree = port_copy / TREE
+    assert not (tree / REGISTER).exists()
+    registered = {e["name"]: e["registration"]
+                  for e in yaml.safe_load((tree / "musa_functions.yaml").read_text())["registered"]}
+    assert registered == {"abs.out": "aten/src/ATen/RegisterMUSA_cuda_AbsKernel.cpp",
+                          "tril": "aten/src/ATen/RegisterMUSA_cuda_TriangularOps.cpp",
+                          "tril.out": "aten/src/ATen/RegisterMUSA_cuda_TriangularOps.cpp"}
+    assert sorted(p.name for p in (tree / "aten/src/ATen").glob("RegisterMUSA*")) == [
+        "RegisterMUSA_cuda_AbsKernel.cpp", "RegisterMUSA_cuda_TriangularOps.cpp"]
+    before = tree_digest(tree)
+    again = musaport(*run, "--ops", "abs,tril", "--exclude-ops", "tril_", "--split")
+    assert again.returncode == 0, again.stderr
+    assert tree_digest(tree) == before
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--ops", "abss"), "--ops: no operator 'abss' with a CUDA kernel in aten/src/ATen/native/native_functions.yaml"
+                        "; did you mean: abs?"),
+    (("--exclude-ops", "tril,nope_op"), "--exclude-ops: no operator 'nope_op'"),
+])
+def test_unknown_operator_is_a_usage_error(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    done = musaport("run", "--out", str(tmp_path / "out"), "-q", *args)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+    assert not (tmp_path / "out" / TREE).exists()
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("stubs:\n  - index_stub\n  - {stub: 12bad}\n", ":3: '12bad' is not a DispatchStub name"),
+    ("stub:\n  - index_stub\n", ":1: stub exclusion file is missing 'stubs'"),
+    ("stubs:\n  - {stub: index_stub, reason: x}\n", ":2: unknown key(s) in stub entry: reason"),
+])
+def test_malformed_exclusion_file(tmp_path: Path, text: str, where: str) -> None:
+    bad = tmp_path / "stubs.yaml"
+    bad.write_text(text)
+    done = musaport("run", "--out", str(tmp_path / "out"), "-q", "--exclude-stubs-file", str(bad))
+    assert done.returncode == 2
+    assert f"musaport: error: {bad}{where}" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_excluded_stub_registrations_are_removed_and_reported(tmp_path: Path) -> None:
+    plain, excluded = tmp_path / "plain", tmp_path / "excluded"
+    stubs = tmp_path / "stubs.yaml"
+    stubs.write_text("stubs:\n  - {stub: abs_stub, why: the backend has a muDNN abs}\n")
+    assert musaport("run", "--out", str(plain), "-q").returncode == 0
+    done = musaport("run", "--out", str(excluded), "-q", "--exclude-stubs-file", str(stubs))
+    assert done.returncode == 0, done.stderr
+    mu = "aten/src/ATen/native/musa/AbsKernel.mu"
+    text = (excluded / TREE / mu).read_text()
+    assert "REGISTER_DISPATCH(abs_stub, &abs_kernel_cuda)" not in text
+    assert "/* musaport: REGISTER_DISPATCH(abs_stub, ...) removed (--exclude-stubs) */" in text
+    report = json.loads((excluded / "porting_report.json").read_text())
+    findings = [f for f in report["findings"] if f["rule"] == "exclude-stub-abs_stub"]
+    assert [f["site"] for f in findings] == ["aten/src/ATen/native/cuda/AbsKernel.cu:29"]
+    assert findings[0]["message"].startswith("lossy: abs_stub is excluded: the backend has a muDNN abs")
+    doc = yaml.safe_load((excluded / TREE / "musa_functions.yaml").read_text())
+    assert doc["excluded_stubs"] == [{"stub": "abs_stub",
+                                      "registrations_removed_from": ["aten/src/ATen/native/cuda/AbsKernel.cu"]}]
+    unchanged = "aten/src/ATen/native/musa/TriangularOps.mu"
+    assert (excluded / TREE / unchanged).read_bytes() == (plain / TREE / unchanged).read_bytes()
+
+
+def test_fixture_tree_without_torchgen_gets_no_registration_code(tmp_path: Path) -> None:
+    assert not (FIXTURE_TREE / "torchgen").exists()
+    assert musaport("run", "--out", str(tmp_path), "-q").returncode == 0
+    doc = yaml.safe_load((tmp_path / TREE / "musa_functions.yaml").read_text())
+    assert (doc["operators_from"], doc["registered"]) == ("yaml", [])
+    assert {e["reason"] for e in doc["not_registered"]} == {"no C++ signature (the tree has no torchgen)"}
+    assert not (tmp_path / TREE / REGISTER).exists()
