@@ -160,6 +160,7 @@ class _Index:
     macro_defs: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
     templates: list[tuple[str, str, re.Pattern[str]]] = field(default_factory=list)
     invocations: dict[str, list[Definition]] = field(default_factory=dict)
+    found: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, facts: dict[str, FileFacts], ported: set[str]) -> "_Index":
@@ -192,15 +193,22 @@ def _definitions(idx: _Index, kernel: str) -> list[tuple[str, Definition]]:
     when it matches and the file invokes a macro with a word of ``kernel``
     (``FOREACH_BINARY_OP_LIST(add, ...)`` for ``foreach_tensor_add_list_kernel_cuda``).
     """
+    if kernel not in idx.found:
+        direct = idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, [])
+        idx.found[kernel] = direct or _pasted_definitions(idx, kernel)
+    return idx.found[kernel]
+
+
+def _pasted_definitions(idx: _Index, kernel: str) -> list[tuple[str, Definition]]:
     from .operators_scan import Definition, pasted_with
 
-    direct = idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, [])
-    if direct:
-        return direct
     words = set(kernel.split("_"))
     found = []
+    by_path: dict[str, list[str]] = {}
+    for p, t, _ in idx.templates:
+        by_path.setdefault(p, []).append(t)
     for path in dict.fromkeys(p for p, _, t in idx.templates if t.fullmatch(kernel)):
-        pasted = [t for p, t, _ in idx.templates if p == path]
+        pasted = by_path[path]
         for d in idx.invocations.get(path, []):
             args = [a for a in d.names if _word_of(a, kernel, words)]
             names = d.names | {pasted_with(t, a) for t in pasted for a in args}
