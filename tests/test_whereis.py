@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -241,3 +244,17 @@ def test_not_ported_but_upstream_on_pytorch_260(ported_260: Path, pytorch_260: P
                       "--pytorch-src", str(pytorch_260))
     assert result.returncode == 1
     assert "upstream     aten/src/ATen/native/UnaryOps.cpp:" in result.stdout
+
+
+def test_cli_without_cxxfilt_says_so_and_accepts_demangled_names(fixture_port: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path)}  # an empty PATH: no binutils
+
+    def run(symbol: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "musaport", "whereis", symbol, "--out", str(fixture_port)],
+                              capture_output=True, text=True, env=env)
+
+    missing = run(ABS_KERNEL)
+    assert missing.returncode == 2
+    assert missing.stderr == ("musaport: error: c++filt not found on PATH (install binutils), "
+                              "or pass the demangled name instead\n")
+    assert run("at::native::abs_kernel_cuda(at::TensorIteratorBase&)").returncode == 0
