@@ -74,6 +74,8 @@ def render_stat(diff: OpDiff) -> str:
     for f in diff.files:
         fired = ", ".join(f"{rule} ({n})" for rule, n in sorted(f.fired.items())) or "no rule fired"
         lines.append(f"{f.src} -> {f.out} | +{f.added} -{f.removed} | {fired}")
+    if not diff.files:
+        lines += [f"{op.name}: {op.kind}{': ' + op.reason if op.reason else ''}" for op in diff.operators]
     added, removed = sum(f.added for f in diff.files), sum(f.removed for f in diff.files)
     lines.append(f"{len(diff.files)} file{'s' * (len(diff.files) != 1)} changed, "
                  f"{added} insertions(+), {removed} deletions(-)")

@@ -63,8 +63,8 @@ def op_diff(query: str, source: Path, out: Path, rules: RuleSet, context: int = 
 
 
 def _no_registration(ops: list[Operator], model_note: str) -> str:
-    """Why no registration code is shown: the model had no C++ signatures, or no op is portable."""
+    """Why no registration code is shown: the model had no C++ signatures, or no op is registrable."""
     if model_note:
         return model_note
-    reasons = "; ".join(f"{op.name}: {op.kind}{' (' + op.reason + ')' if op.reason else ''}" for op in ops)
-    return f"no registrable operator ({reasons})"
+    kinds = ", ".join(sorted({op.kind for op in ops}))
+    return f"no registrable operator: {kinds} (the reasons are above)"

@@ -123,3 +123,15 @@ def test_diff_abs_and_tril_on_pytorch_260(ported_260: Path, pytorch_260: Path) -
     launch = [ln for ln in f["lines"] if ln["tag"] == "+" and "getCurrentMUSAStream" in ln["text"]]
     assert launch and all(set(ln["rules"]) == {"pytorch-namespaces", "pytorch-cuda-classes"} for ln in launch)
     assert 'm.impl("tril_"' in doc["registration"]
+
+
+def test_stat_of_an_operator_without_ported_files_gives_its_reason() -> None:
+    from musaport.diffview_render import render_stat
+    from musaport.opdiff import OpDiff
+    from musaport.operators import Operator
+
+    op = Operator("cudnn_foo", "cudnn_foo(Tensor self) -> Tensor", 1, "not-portable", "cudnn_foo", (), (),
+                  reason="cudnn_foo calls cudnnFoo (cuDNN: no MUSA counterpart)")
+    stat = render_stat(OpDiff("cudnn_foo", "tree", (op,), (), "", "no registrable operator"))
+    assert stat == ("cudnn_foo: not-portable: cudnn_foo calls cudnnFoo (cuDNN: no MUSA counterpart)\n"
+                    "0 files changed, 0 insertions(+), 0 deletions(-)\n")
