@@ -10,7 +10,6 @@ the unqualified name, so only a handful are lexed.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -219,11 +218,9 @@ def _with_upstream(answer: Answer, pytorch_src: Path) -> Answer:
 
 def _origins(out: Path) -> dict[str, str]:
     """Ported path → PyTorch path, from the run's report (empty when there is none)."""
-    try:
-        files = json.loads((out / "porting_report.json").read_text())["files"]
-    except (OSError, ValueError, KeyError):
-        return {}
-    return {entry["out"]: src for src, entry in files.items()}
+    from .diffview import out_paths
+
+    return {rel: src for src, rel in out_paths(out).items()}
 
 
 def _cmake(path: Path) -> dict[str, list[tuple[str, int]]] | None:
