@@ -27,6 +27,7 @@ _SEARCHED = (".mu", ".muh", ".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
 _PYTORCH_FOLDERS = ("aten/src", "c10", "torch/csrc")
 
 FOUND, NOT_DEFINED = 0, 1
+INTERNAL = "internal"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Answer:
     cmake_found: bool = False  # musaport_sources.cmake exists
     listed: dict[str, str] = field(default_factory=dict)  # file -> "FILE:line" in --cmake-list, or ""
     upstream: tuple[Place, ...] = ()  # definitions in the PyTorch tree (not ported)
+    internal: tuple[Place, ...] = ()  # definitions in an anonymous namespace (internal linkage)
 
     @property
     def exit_code(self) -> int:
@@ -100,9 +102,23 @@ def search(files: dict[str, bytes], symbol: Symbol, origin: dict[str, str] | Non
     places = []
     for rel, toks in zip(rels, lex_many([files[r] for r in rels])):
         for occ in occurrences(parse(files[rel], toks), symbol.name):
-            if matches(occ, symbol):
-                places.append(Place(rel, occ.line, occ.kind, occ.text, occ.template, (origin or {}).get(rel, "")))
+            kind = occ.kind if matches(occ, symbol) else _internal(occ, symbol)
+            if kind:
+                places.append(Place(rel, occ.line, kind, occ.text, occ.template, (origin or {}).get(rel, "")))
     return places
+
+
+def _internal(occ: Occurrence, symbol: Symbol) -> str:
+    """INTERNAL for a definition that matches once anonymous namespaces are left out.
+
+    Such a function has internal linkage, so it cannot be what a loader misses;
+    saying where it is helps the user who typed the name by hand.
+    """
+    if occ.kind != DEFINITION or ANONYMOUS not in occ.path or ANONYMOUS in symbol.scope:
+        return ""
+    inner = occ.path[: occ.scope_len].count(ANONYMOUS)
+    public = Occurrence(occ.kind, tuple(p for p in occ.path if p != ANONYMOUS), occ.scope_len - inner, occ.line, occ.text)
+    return INTERNAL if matches(public, symbol) else ""
 
 
 def matches(occ: Occurrence, symbol: Symbol) -> bool:
@@ -128,6 +144,7 @@ def conclude(symbol: Symbol, places: list[Place]) -> Answer:
     defs = tuple(p for p in places if p.kind in (DEFINITION, CLASS))
     insts = tuple(p for p in places if p.kind == INSTANTIATION)
     decls = tuple(p for p in places if p.kind == DECLARATION)
+    internal = tuple(p for p in places if p.kind == INTERNAL)
     templated = bool(symbol.template_args) or any(p.template for p in defs)
     providers = insts if templated and insts else defs
     add = tuple(dict.fromkeys(p.file for p in providers if p.file.endswith(_SOURCE_SUFFIXES)))
@@ -140,7 +157,7 @@ def conclude(symbol: Symbol, places: list[Place]) -> Answer:
         add = tuple(f for f in add if f.endswith(".mu"))
     else:
         verdict = "cpp-defines"
-    return Answer(symbol, verdict, defs, insts, decls, add)
+    return Answer(symbol, verdict, defs, insts, decls, add, internal=internal)
 
 
 def cmake_variables(cmake_text: str) -> dict[str, list[tuple[str, int]]]:

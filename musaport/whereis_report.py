@@ -16,7 +16,7 @@ def render_text(answer: Answer, out: str) -> str:
     sym = answer.symbol
     lines = [sym.given] + ([f"  = {sym.demangled}"] if sym.demangled != sym.given else [])
     for label, places in (("defined", answer.definitions), ("instantiated", answer.instantiations),
-                          ("declared", answer.declarations)):
+                          ("declared", answer.declarations), ("internal", answer.internal)):
         lines += [_place(label, p) for p in places]
     sources = sorted({p.source for p in answer.definitions + answer.instantiations if p.source})
     lines += [f"{'ported from':<13}{s}" for s in sources]
@@ -48,6 +48,9 @@ def advice(answer: Answer, out: str) -> list[str]:
     lines = [f"=> the ported tree does not define {answer.symbol.qualified}. Look in the MUSA libraries: "
              f"grep -rl {answer.symbol.name} /usr/local/musa/lib, and check with ldd that the backend links "
              "the library that defines it"]
+    if answer.internal:
+        lines.append("   a definition of that name sits in an anonymous namespace (see 'internal'): internal "
+                     "linkage, usable only inside its own file")
     if answer.upstream:
         lines.append("   PyTorch defines it (CUDA spelling) outside the ported folders (see 'upstream'): host code "
                      "there comes from libtorch itself (link the matching libtorch); CUDA code there needs its "
@@ -87,6 +90,7 @@ def to_json(answer: Answer) -> dict:
         "add": [{"file": f, "variable": answer.variables.get(f, ""), "in_generated_cmake": answer.generated.get(f, False),
                  "listed": answer.listed.get(f)} for f in answer.add],
         "upstream": [_place_json(p) for p in answer.upstream],
+        "internal": [_place_json(p) for p in answer.internal],
         "exit_code": answer.exit_code,
     }
 

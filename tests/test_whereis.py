@@ -16,7 +16,7 @@ from conftest import FIXTURE_TREE, musaport
 from musaport.cppscope import occurrences
 from musaport.parser import parse
 from musaport.symbols import SymbolError, demangle, parse_symbol
-from musaport.whereis import Place, cmake_variables, conclude, matches, variable_of
+from musaport.whereis import Place, cmake_variables, conclude, matches, search, variable_of
 
 FAQ = "_ZN2at4musa3cub28exclusive_sum_in_common_typeIiiEEvPKT_PT0_l"
 ABS_KERNEL = "_ZN2at6native15abs_kernel_cudaERNS_18TensorIteratorBaseE"
@@ -258,3 +258,13 @@ def test_cli_without_cxxfilt_says_so_and_accepts_demangled_names(fixture_port: P
     assert missing.stderr == ("musaport: error: c++filt not found on PATH (install binutils), "
                               "or pass the demangled name instead\n")
     assert run("at::native::abs_kernel_cuda(at::TensorIteratorBase&)").returncode == 0
+
+
+def test_a_definition_in_an_anonymous_namespace_is_internal_not_found() -> None:
+    files = {"a/K.mu": b"namespace at::native {\nnamespace {\nvoid elu_kernel(int x) {}\n}\n}\n"}
+    public = parse_symbol("at::native::elu_kernel", "at::native::elu_kernel")
+    answer = conclude(public, search(files, public))
+    assert answer.verdict == "not-defined" and answer.exit_code == 1
+    assert [(p.file, p.line, p.kind) for p in answer.internal] == [("a/K.mu", 3, "internal")]
+    spelled = "at::native::(anonymous namespace)::elu_kernel"
+    assert conclude(parse_symbol(spelled, spelled), search(files, parse_symbol(spelled, spelled))).add == ("a/K.mu",)
