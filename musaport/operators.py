@@ -326,7 +326,11 @@ def _vendor_check(r: dict, idx: _Index, kernel: str) -> Operator | None:
 
 
 def registration_source(model: OperatorModel, names: Iterable[str]) -> str:
-    """The RegisterMUSA.cpp text registering ``names`` (each must be registrable)."""
+    """The RegisterMUSA.cpp text registering ``names`` (each must have a C++ signature)."""
     from .registration import render_registration
 
+    names = list(names)
+    missing = [n for n in names if n not in model.operators or n not in model.wrappers]
+    if missing:
+        raise ValueError(f"cannot register {', '.join(missing)}: unknown, or no C++ signature ({model.origin})")
     return render_registration(model, [model.operators[n] for n in names])

@@ -78,7 +78,14 @@ def load_records(source: Path, state: Path) -> Records:
     records = _cached(cache)
     if records is not None:
         return records
-    records = _from_torchgen(source) if (source / "torchgen").is_dir() else _from_yaml(source)
+    if (source / "torchgen").is_dir():
+        try:
+            records = _from_torchgen(source)
+        except LoadError as exc:  # a torchgen this tool cannot drive: say so, keep the model (not cached)
+            return _from_yaml(source, f"the tree's torchgen failed ({exc}); operators read from plain YAML, "
+                                      "no registration code")
+    else:
+        records = _from_yaml(source)
     for old in state.glob("operators-*.json"):
         old.unlink(missing_ok=True)
     write_atomic(cache, json.dumps({"items": records.items, "origin": records.origin, "note": records.note},
@@ -96,7 +103,10 @@ def _from_torchgen(source: Path) -> Records:
     return Records(tuple(json.loads(stdout)), "torchgen")
 
 
-def _from_yaml(source: Path) -> Records:
+_NO_TORCHGEN = "the tree has no torchgen/: operators read from plain YAML; no registration code (no C++ signatures)"
+
+
+def _from_yaml(source: Path, note: str = _NO_TORCHGEN) -> Records:
     """Names, kernels and delegates from the plain YAML (no C++ signatures)."""
     entries = [e for e in load_yaml(source / NATIVE_FUNCTIONS) or [] if isinstance(e, dict)]
     own = {}
@@ -109,7 +119,6 @@ def _from_yaml(source: Path) -> Records:
         delegate = str(e.get("structured_delegate") or "")
         if delegate in own:
             items.append(_yaml_record(e, own[delegate][1], delegate))
-    note = "the tree has no torchgen/: operators read from plain YAML; no registration code (no C++ signatures)"
     return Records(tuple(items), "yaml", note)
 
 

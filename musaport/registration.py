@@ -111,5 +111,6 @@ def _entry(op: Operator, q) -> dict:
 
 def _why_not(op: Operator, model: OperatorModel) -> str:
     if op.name not in model.wrappers:
-        return "no C++ signature (the tree has no torchgen)" if model.origin == "yaml" else "manual registration"
+        return "no C++ signature (operators read from plain YAML: see note)" if model.origin == "yaml" \
+            else "manual registration"
     return "not selected (--ops / --exclude-ops)"

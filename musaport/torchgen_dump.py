@@ -26,7 +26,7 @@ def main(tree: Path) -> None:
     with open(tree / YAML, encoding="utf-8") as f:
         entries = yaml.load(f, Loader=LineLoader)
     raw = {e["__line__"]: e for e in entries}
-    parsed = parse_native_yaml(str(tree / YAML), str(tree / TAGS), loaded_yaml=entries)
+    parsed = parse_native_yaml(str(tree / YAML), str(tree / TAGS))
     cuda = parsed.backend_indices[DispatchKey.CUDA]
     out = []
     for g in get_grouped_native_functions(parsed.native_functions):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_TREE
-from musaport.operators import KINDS, OperatorModel, operator_model
+from musaport.operators import KINDS, OperatorModel, operator_model, registration_source
 from musaport.operators_scan import definitions, pasted_regex, pasted_with
 from musaport.operators_yaml import cuda_operators
 
@@ -188,3 +188,18 @@ def test_cudnn_kernels_are_not_portable(model_260: OperatorModel) -> None:
 def test_comparison_impls_made_by_macros_reach_their_stubs(model_260: OperatorModel) -> None:
     op = model_260.operators["eq.Scalar_out"]
     assert (op.kind, op.stubs, op.files) == ("structured", ("eq_stub",), ("aten/src/ATen/native/cuda/CompareEQKernel.cu",))
+
+
+def test_a_torchgen_that_fails_falls_back_to_plain_yaml(tmp_path: Path) -> None:
+    tree = _tiny_tree(tmp_path / "tree", "  foo_stub(kCUDA, iter); return out;")
+    (tree / "torchgen").mkdir()
+    (tree / "torchgen/__init__.py").write_text("raise ImportError('a torchgen from the future')\n")
+    model = operator_model(tree, tmp_path / "out", ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
+    assert model.origin == "yaml"
+    assert "torchgen failed" in model.note and "a torchgen from the future" in model.note
+    assert model.operators["foo.out"].kind == "stub"
+
+
+def test_registration_needs_signatures(fixture_model: OperatorModel) -> None:
+    with pytest.raises(ValueError, match="cannot register abs.out"):
+        registration_source(fixture_model, ["abs.out"])
