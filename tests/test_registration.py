@@ -187,3 +187,27 @@ def test_fixture_tree_without_torchgen_gets_no_registration_code(tmp_path: Path)
     assert (doc["operators_from"], doc["registered"]) == ("yaml", [])
     assert {e["reason"] for e in doc["not_registered"]} == {"no C++ signature (operators read from plain YAML: see note)"}
     assert not (tmp_path / TREE / REGISTER).exists()
+
+
+def test_a_warm_run_does_no_torchgen_work(pytorch_260: Path, port_copy: Path) -> None:
+    for records in (port_copy / ".musaport").glob("operators-*.json"):
+        records.unlink()
+    before = tree_digest(port_copy / TREE)
+    done = musaport("run", "--pytorch-src", str(pytorch_260), "--out", str(port_copy), "-q")
+    assert done.returncode == 0, done.stderr
+    assert list((port_copy / ".musaport").glob("operators-*.json")) == []
+    assert tree_digest(port_copy / TREE) == before
+
+
+def test_an_edited_yaml_regenerates_only_what_it_changes(tmp_path: Path) -> None:
+    src = tmp_path / "pytorch"
+    shutil.copytree(FIXTURE_TREE, src)
+    out = tmp_path / "out"
+    assert musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q").returncode == 0
+    before = tree_digest(out / TREE)
+    yaml_path = src / "aten/src/ATen/native/native_functions.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("CPU, CUDA: abs_out", "CPU: abs_out"))
+    assert musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q").returncode == 0
+    after = tree_digest(out / TREE)
+    assert {rel for rel in after if after[rel] != before.get(rel)} == {"musa_functions.yaml"}
+    assert '"abs.out"' not in (out / TREE / "musa_functions.yaml").read_text()
