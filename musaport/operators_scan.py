@@ -31,7 +31,7 @@ _IMPL_MACROS = frozenset({"TORCH_IMPL_FUNC"})
 _MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
 _PASTED = re.compile(r"\b\w+(?:\s*##\s*\w+)+")
 _DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(\s*(?:[^;]*?,\s*)?(\w+)\s*\)")
-SCAN_VERSION = 3
+SCAN_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,7 @@ def definitions(code: str) -> tuple[list[Definition], list[Definition]]:
     while (m := _CALL.search(code, pos)) is not None:
         name, params = m.group(1), m.end() - 1
         pos = m.end()
-        if name in _NOT_FUNCTIONS:
-            continue
-        close = matching(code, params)
+        close = matching(code, params) if name not in _NOT_FUNCTIONS else -1
         if close < 0:
             continue
         if _MACRO.fullmatch(name) and name not in _IMPL_MACROS and not _opens_body(code, close):
@@ -129,23 +127,30 @@ def definitions(code: str) -> tuple[list[Definition], list[Definition]]:
             invocations.append(Definition(name, lines(m.start()), lines(close), args))
             pos = close + 1
             continue
-        if name in _IMPL_MACROS:
-            name = code[params + 1 : close].strip()
-            if not code[close + 1 :].lstrip().startswith("("):
-                continue
-            close = matching(code, code.index("(", close + 1))
-            if close < 0:
-                continue
-        brace = _AFTER_PARAMS.match(code, close + 1).end()
-        if brace >= len(code) or code[brace] != "{":
-            continue
-        end = matching(code, brace)
-        if end < 0:
-            continue
-        body = code[brace:end]
-        found.append(Definition(name, lines(m.start()), lines(end), frozenset(_IDENT.findall(body))))
-        pos = end
+        body = _body(code, name, params, close)
+        if body is not None:
+            name, brace, end = body
+            found.append(Definition(name, lines(m.start()), lines(end), frozenset(_IDENT.findall(code, brace, end))))
+            pos = end
     return found, invocations
+
+
+_SECOND_PARAMS = re.compile(r"\s*\(")
+
+
+def _body(code: str, name: str, params: int, close: int) -> tuple[str, int, int] | None:
+    """The defined name and the offsets of the body's braces, when a body follows ``name(...)``."""
+    if name in _IMPL_MACROS:  # TORCH_IMPL_FUNC(name)(params) {
+        name = code[params + 1 : close].strip()
+        second = _SECOND_PARAMS.match(code, close + 1)
+        close = matching(code, second.end() - 1) if second else -1
+        if close < 0:
+            return None
+    brace = _AFTER_PARAMS.match(code, close + 1).end()
+    if brace >= len(code) or code[brace] != "{":
+        return None
+    end = matching(code, brace)
+    return (name, brace, end) if end >= 0 else None
 
 
 def _opens_body(code: str, close: int) -> bool:

@@ -187,7 +187,8 @@ def test_cudnn_kernels_are_not_portable(model_260: OperatorModel) -> None:
 
 def test_comparison_impls_made_by_macros_reach_their_stubs(model_260: OperatorModel) -> None:
     op = model_260.operators["eq.Scalar_out"]
-    assert (op.kind, op.stubs, op.files) == ("structured", ("eq_stub",), ("aten/src/ATen/native/cuda/CompareEQKernel.cu",))
+    assert (op.kind, op.stubs, op.files) == (
+        "structured", ("eq_stub",), ("aten/src/ATen/native/cuda/CompareEQKernel.cu",))
 
 
 def test_a_torchgen_that_fails_falls_back_to_plain_yaml(tmp_path: Path) -> None:
