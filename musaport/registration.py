@@ -38,19 +38,7 @@ def op_vars(op: Operator, wrapper: dict) -> dict:
               "wrapper": wrapper_name(op.name), **wrapper}
     if wrapper["structured"]:
         values["class_name"] = f"musa_{wrapper['parent'].rsplit('::', 1)[-1]}_{wrapper['variant']}"
-        values["result"] = _result(wrapper)
     return values
-
-
-def _result(w: dict) -> str:
-    """What a structured wrapper returns: the new outputs, self, or the out= arguments."""
-    if w["variant"] == "functional":
-        moved = [f"std::move(op.outputs_[{i}])" for i in range(w["outputs"])]
-        return moved[0] if len(moved) == 1 else f"std::make_tuple({', '.join(moved)})"
-    if w["variant"] == "inplace":
-        return w["self"]
-    names = w["out_names"]
-    return names[0] if len(names) == 1 else f"std::forward_as_tuple({', '.join(names)})"
 
 
 def _helpers(ops: list[dict]) -> set[str]:
@@ -66,8 +54,8 @@ def render_registration(model: OperatorModel, ops: Iterable[Operator], what: str
     """One RegisterMUSA.cpp for ``ops`` (in yaml order)."""
     chosen = sorted(ops, key=lambda op: (op.line, op.name))
     values = [op_vars(op, model.wrappers[op.name]) for op in chosen]
-    includes = sorted({f"ATen/ops/{model.wrappers[op.name]['root']}_native.h" for op in chosen})
-    return render_template("RegisterMUSA.cpp.j2", header=header(what), ops=values, includes=includes,
+    roots = sorted({model.wrappers[op.name]["root"] for op in chosen})
+    return render_template("RegisterMUSA.cpp.j2", header=header(what), ops=values, roots=roots,
                            helpers=_helpers(values))
 
 
