@@ -74,10 +74,14 @@ def _checked(e: Exclusion, where: str) -> Exclusion:
 def rule_for(e: Exclusion) -> Rule:
     """The lossy rule that comments out ``REGISTER_*DISPATCH(stub, ...)``."""
     pattern = (rf"\bREGISTER_(?:CUDA_|MUSA_|PRIVATEUSE1_)?DISPATCH\(\s*({re.escape(e.stub)})\s*,"
-               r"(?:[^;()]|\([^;()]*\))*\)\s*;?")
-    return make_rule(id=f"exclude-stub-{e.stub}", why=f"{e.stub} is excluded: {e.why}", kind="regex",
+               r"(?:[^;()]|\([^;()]*\))*\)(?:[ \t]*;)?")
+    return make_rule(id=rule_id(e.stub), why=f"{e.stub} is excluded: {e.why}", kind="regex",
                      pack="exclude-stubs", where=e.where, pattern=pattern,
                      replace=r"/* musaport: REGISTER_DISPATCH(\1, ...) removed (--exclude-stubs) */", lossy=True)
+
+
+def rule_id(stub: str) -> str:
+    return f"exclude-stub-{stub}"
 
 
 def with_exclusions(rules: RuleSet, exclusions: Iterable[Exclusion]) -> RuleSet:

@@ -49,7 +49,7 @@ def generated_files(source: Path, results: list["FileResult"], options: Generate
         chosen = select(model, options)
         files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
         registered = {op.name: _file_of(op, files, options.split) for op in chosen if files}
-        files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(model, options), what)
+        files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(ok, options), what)
     files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],
                                       header(f"the port of {source.name}"))
     return {rel: text.encode() for rel, text in sorted(files.items())}
@@ -70,13 +70,12 @@ def _file_of(op: "Operator", files: dict[str, str], split: bool) -> str:
     return split_name(op) if split else REGISTRATION
 
 
-def _excluded(model: "OperatorModel", options: GenerateOptions) -> dict[str, list[str]]:
-    """Excluded stub → the source files whose registration of it was removed."""
-    files: dict[str, set[str]] = {e.stub: set() for e in options.exclude_stubs}
-    for op in model.operators.values():
-        for stub in set(op.stubs) & set(files):
-            files[stub].update(op.files)
-    return {s: sorted(f) for s, f in files.items()}
+def _excluded(results: list["FileResult"], options: GenerateOptions) -> dict[str, list[str]]:
+    """Excluded stub → the source files whose registration of it the port removed (its findings)."""
+    from .exclusions import rule_id
+
+    return {e.stub: sorted({r.src for r in results for f in r.findings if f.rule == rule_id(e.stub)})
+            for e in options.exclude_stubs}
 
 
 def select(model: "OperatorModel", options: GenerateOptions) -> list["Operator"]:

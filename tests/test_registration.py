@@ -12,9 +12,12 @@ import yaml
 
 from conftest import CACHE, FIXTURE_TREE, musaport, tree_digest
 from musaport.buildenv import aten_ops_headers, config_headers
+from musaport.exclusions import Exclusion, rule_for
 from musaport.operators import operator_model, registration_source
+from musaport.parser import parse
 from musaport.registration import wrapper_name
 from musaport.resources import shim_include
+from musaport.rewrite import rewrite
 
 TREE = "generated_cuda_compatible"
 REGISTER = "aten/src/ATen/RegisterMUSA.cpp"
@@ -29,6 +32,35 @@ DATA = Path(__file__).parent / "data"
 ])
 def test_wrapper_names(name: str, wrapper: str) -> None:
     assert wrapper_name(name) == wrapper
+
+
+REMOVED = "/* musaport: REGISTER_DISPATCH(index_stub, ...) removed (--exclude-stubs) */"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    pytest.param("REGISTER_DISPATCH(index_stub, &index_kernel);\n", f"{REMOVED}\n", id="plain"),
+    pytest.param("REGISTER_DISPATCH(index_stub, &index_kernel)\nREGISTER_DISPATCH(put_stub, &put_kernel)\n",
+                 f"{REMOVED}\nREGISTER_DISPATCH(put_stub, &put_kernel)\n", id="no-semicolon"),
+    pytest.param("REGISTER_CUDA_DISPATCH(\n    index_stub,\n    &index_kernel<float>);\n", f"{REMOVED}\n",
+                 id="multi-line"),
+])
+def test_exclusion_rule(before: str, after: str) -> None:
+    rule = rule_for(Exclusion("index_stub", "--exclude-stubs"))
+    done = rewrite(parse(before.encode()), (rule,), "aten/src/ATen/native/cuda/IndexKernel.cu")
+    assert done.text == after
+    assert [f.rule for f in done.findings] == ["exclude-stub-index_stub"]
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("REGISTER_DISPATCH(index_fill_stub, &index_fill_kernel);\n", id="other-stub"),
+    pytest.param("// REGISTER_DISPATCH(index_stub, &index_kernel);\n", id="comment"),
+    pytest.param('const char* s = "REGISTER_DISPATCH(index_stub, &k);";\n', id="string"),
+    pytest.param("index_stub(kCUDA, iter);\n", id="call"),
+])
+def test_exclusion_rule_leaves_alone(text: str) -> None:
+    rule = rule_for(Exclusion("index_stub", "--exclude-stubs"))
+    done = rewrite(parse(text.encode()), (rule,), "aten/src/ATen/native/cuda/IndexKernel.cu")
+    assert (done.text, done.findings) == (text, ())
 
 
 # --- the 2.6.0 port ------------------------------------------------------------------------------
