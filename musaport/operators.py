@@ -255,10 +255,19 @@ def _classify(r: dict, idx: _Index) -> Operator:
         if ported_impls:
             return _vendor_check(r, idx, kernel) or _op(r, "structured", files=ported_impls)
         return _through_generic(r, idx, "structured", f"TORCH_IMPL_FUNC({kernel})")
-    ported_defs = [p for p, _ in _definitions(idx, kernel) if p in idx.ported]
-    if ported_defs:
+    ported_defs = [p for p, _ in _definitions(idx, kernel) if p in idx.ported and p.endswith(_KERNEL_FILES)]
+    namesakes = [p for p, _ in idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, []) if p not in idx.ported]
+    if ported_defs and not namesakes:
         return _vendor_check(r, idx, kernel) or _op(r, "cuda-function", files=ported_defs)
-    return _through_generic(r, idx, "stub", kernel)
+    through = _through_generic(r, idx, "stub", kernel)
+    if through.kind == "unresolved" and ported_defs:  # the device-generic namesake is not it
+        return _vendor_check(r, idx, kernel) or _op(r, "cuda-function", files=ported_defs)
+    return through
+
+
+# Registered kernels are defined in translation units, not in headers (where a namesake
+# like a device ``max`` helper lives).
+_KERNEL_FILES = (".cu", ".cpp")
 
 
 def _through_generic(r: dict, idx: _Index, kind: str, what: str) -> Operator:
@@ -288,24 +297,38 @@ def _missing(kernel: str, what: str) -> str:
 
 
 def _reach(idx: _Index, start: list[Definition]) -> tuple[set[str], list[str]]:
-    """Stubs and ported functions named by ``start``'s bodies, nearest level first.
+    """Stubs named by ``start``'s bodies (nearest level first), else the ported functions they call.
 
     Helpers defined in device-generic files are followed up to MAX_DEPTH
-    levels; the first level that names a registered stub or a ported
-    function wins, so a far-away ``copy_`` does not add its stub to every op.
+    levels; the first level that names a registered stub wins, so a far-away
+    ``copy_`` does not add its stub to every op.  Only without any stub do
+    the kernel's own calls of CUDA-only functions count.
+    A macro invocation's arguments may name stubs (``CREATE_..._FUNC(tanh_out,
+    tanh_stub)``) but are not calls, so they never link to ported functions.
     """
     seen = {d.name for d in start}
     level = start
+    files: list[str] = []
     for _ in range(MAX_DEPTH):
         names = set().union(*(d.names for d in level)) if level else set()
         stubs = {n for n in names if n in idx.registered}
-        files = [p for n in sorted(names - seen) for p, _ in idx.defs.get(n, []) if p in idx.ported]
-        if stubs or files:
-            return stubs, files
-        nxt = [d for n in sorted(names - seen) for p, d in idx.defs.get(n, []) if p not in idx.ported]
+        if stubs:
+            return stubs, []
+        called = set().union(*(d.names for d in level if not _MACRO_NAME.fullmatch(d.name))) if level else set()
+        if level is start:  # only the kernel's own calls: deeper, a namesake is likelier than a link
+            files = [p for n in sorted(called - seen) if _cuda_only(idx, n) for p, _ in idx.defs[n]]
+        level = [d for n in sorted(names - seen) for p, d in idx.defs.get(n, []) if p not in idx.ported]
         seen |= names
-        level = nxt
-    return set(), []
+    return set(), files
+
+
+def _cuda_only(idx: _Index, name: str) -> bool:
+    """A function only ported translation units define, in one or two of them (so not ``max``)."""
+    where = {p for p, _ in idx.defs.get(name, [])}
+    return 0 < len(where) <= 2 and all(p in idx.ported and p.endswith(_KERNEL_FILES) for p in where)
+
+
+_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # a macro invocation's arguments are words, not calls
 
 
 def _vendor_folder(path: str) -> str:

@@ -24,6 +24,8 @@ from .writer import write_atomic
 _CODE = frozenset({CODE})
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
+# Names a body can reach: any but ``std::`` ones (``std::max`` is not ``at::native::max``).
+_REACHABLE = re.compile(r"(?<![\w])(?<!std::)[A-Za-z_]\w*")
 _AFTER_PARAMS = re.compile(r"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|&)*")
 _NOT_FUNCTIONS = frozenset("if for while switch return catch sizeof decltype alignof static_assert defined "
                            "TORCH_CHECK TORCH_INTERNAL_ASSERT AT_DISPATCH_SWITCH".split())
@@ -31,7 +33,7 @@ _IMPL_MACROS = frozenset({"TORCH_IMPL_FUNC"})
 _MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
 _PASTED = re.compile(r"\b\w+(?:\s*##\s*\w+)+")
 _DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(\s*(?:[^;]*?,\s*)?(\w+)\s*\)")
-SCAN_VERSION = 4
+SCAN_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def definitions(code: str) -> tuple[list[Definition], list[Definition]]:
         body = _body(code, name, params, close)
         if body is not None:
             name, brace, end = body
-            found.append(Definition(name, lines(m.start()), lines(end), frozenset(_IDENT.findall(code, brace, end))))
+            found.append(Definition(name, lines(m.start()), lines(end), frozenset(_REACHABLE.findall(code, brace, end))))
             pos = end
     return found, invocations
 
