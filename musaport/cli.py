@@ -77,8 +77,10 @@ def with_packs(fn):
               help="DispatchStubs the backend implements itself: their REGISTER_DISPATCH lines are removed.")
 @click.option("--exclude-stubs-file", type=click.Path(path_type=Path), default=None,
               help="YAML file with a 'stubs:' list, added to --exclude-stubs.")
+@click.option("--no-registration", is_flag=True,
+              help="Port and list sources only: no operator model, RegisterMUSA.cpp or musa_functions.yaml.")
 def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_ops, split, exclude_stubs,
-            exclude_stubs_file) -> None:
+            exclude_stubs_file, no_registration) -> None:
     """Port the CUDA parts of a PyTorch tree into OUT/generated_cuda_compatible."""
     opts = Options(
         source=pytorch_src or default_fixture_tree(),
@@ -86,7 +88,7 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_op
         layout=layout or default_layout(),
         packs=_packs(rules, packs),
         jobs=jobs or default_jobs(),
-        generate=_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file),
+        generate=_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, not no_registration),
     )
     try:
         config = load_config(opts)
@@ -102,7 +104,7 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_op
     sys.exit(report.return_code)
 
 
-def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file):
+def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, registration=True):
     """The generate options of ``run``; a malformed exclusion file fails with its file:line."""
     from .exclusions import from_file, from_option
     from .generate import GenerateOptions
@@ -114,7 +116,10 @@ def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file
         stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
     except LoadError as exc:
         fail(str(exc))
-    return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs))
+    if not registration and (ops or exclude_ops or split):
+        fail("--ops, --exclude-ops and --split choose what to register; they cannot go with --no-registration")
+    return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs),
+                           registration=registration)
 
 
 def default_jobs() -> int:

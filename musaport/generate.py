@@ -31,6 +31,7 @@ class GenerateOptions:
     split: bool = False
     extra: dict = field(default_factory=dict)
     exclude_stubs: tuple["Exclusion", ...] = ()
+    registration: bool = True  # False: no operator model (the tree's torchgen is not run)
 
 
 def generated_files(source: Path, results: list["FileResult"], options: GenerateOptions,
@@ -44,7 +45,7 @@ def generated_files(source: Path, results: list["FileResult"], options: Generate
     what = _yaml_label(source)
     files: dict[str, str] = {}
     registered: dict[str, str] = {}
-    if (source / _NATIVE).is_file() and out is not None:
+    if options.registration and (source / _NATIVE).is_file() and out is not None:
         model = operator_model(source, out, [r.src for r in ok])
         chosen = select(model, options)
         files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
@@ -92,6 +93,8 @@ def check_selection(source: Path, out: Path, options: GenerateOptions) -> None:
     from .operators_records import load_records, start_records
     from .writer import STATE_DIR
 
+    if not options.registration:
+        return
     start_records(source, out / STATE_DIR)
     if not (options.ops or options.exclude_ops):
         return

@@ -200,3 +200,23 @@ def test_version_and_default_tree(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "b" / TREE / "aten/src/ATen/native/musa/AbsKernel.mu").is_file()
     assert "unmapped CUDA APIs" in result.stdout
+
+
+def test_no_registration_ports_and_lists_sources_only(src: Path, tmp_path: Path) -> None:
+    with_model = port(src, tmp_path / "full")
+    assert with_model.returncode == 0, with_model.stderr
+    assert (tmp_path / "full" / TREE / "musa_functions.yaml").is_file()
+    bare = port(src, tmp_path / "bare", "--no-registration")
+    assert bare.returncode == 0, bare.stderr
+    tree = tmp_path / "bare" / TREE
+    assert not (tree / "musa_functions.yaml").exists()
+    assert (tree / "musaport_sources.cmake").is_file()
+    assert (tree / "aten/src/ATen/native/musa/AbsKernel.mu").read_bytes() == \
+        (tmp_path / "full" / TREE / "aten/src/ATen/native/musa/AbsKernel.mu").read_bytes()
+
+
+def test_no_registration_rejects_registration_options(src: Path, tmp_path: Path) -> None:
+    result = port(src, tmp_path / "out", "--no-registration", "--ops", "abs")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "cannot go with --no-registration" in result.stderr
+    assert not (tmp_path / "out").exists()
