@@ -1,0 +1,3 @@
+// musaport shim: <thrust/device_free.h> (see musaport_shim/thrust_core.h).
+#pragma once
+#include <musaport_shim/thrust_core.h>

@@ -1,0 +1,3 @@
+// musaport shim: <thrust/distance.h> (see musaport_shim/thrust_core.h).
+#pragma once
+#include <musaport_shim/thrust_core.h>

@@ -1,0 +1,3 @@
+// musaport shim: <thrust/sequence.h> (see musaport_shim/thrust_algorithms.h).
+#pragma once
+#include <musaport_shim/thrust_algorithms.h>
