@@ -217,4 +217,22 @@ MUSAPORT_HD_INLINE double murand_log_normal_double(murand_state_philox4x32_10* s
   return exp(mean + stddev * murand_normal_double(s));
 }
 
+// Poisson: Knuth's product of uniforms for small lambda, a rounded normal
+// approximation (mean and variance lambda) above 64.
+MUSAPORT_HD_INLINE unsigned int murand_poisson(murand_state_philox4x32_10* s, double lambda) {
+  if (lambda <= 0.0) return 0u;
+  if (lambda > 64.0) {
+    const double x = floor(lambda + sqrt(lambda) * murand_normal_double(s) + 0.5);
+    return x < 0.0 ? 0u : (unsigned int)x;
+  }
+  const double limit = exp(-lambda);
+  unsigned int k = 0;
+  double p = murand_uniform_double(s);
+  while (p > limit) {
+    ++k;
+    p *= murand_uniform_double(s);
+  }
+  return k;
+}
+
 #endif  // MUSAPORT_MURAND_KERNEL_H

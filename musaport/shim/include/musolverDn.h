@@ -3,17 +3,8 @@
 #define MUSAPORT_MUSOLVERDN_H
 
 #include "musa_runtime_api.h"
+#include "musolver_common.h"
 
-typedef enum {
-  MUSOLVER_STATUS_SUCCESS = 0,
-  MUSOLVER_STATUS_NOT_INITIALIZED = 1,
-  MUSOLVER_STATUS_ALLOC_FAILED = 2,
-  MUSOLVER_STATUS_INVALID_VALUE = 3,
-  MUSOLVER_STATUS_ARCH_MISMATCH = 4,
-  MUSOLVER_STATUS_EXECUTION_FAILED = 6,
-  MUSOLVER_STATUS_INTERNAL_ERROR = 7,
-  MUSOLVER_STATUS_NOT_SUPPORTED = 15
-} musolverStatus_t;
 
 struct musolverDnContext {
   musaStream_t stream;
