@@ -49,6 +49,32 @@ struct __align__(2) __mt_bfloat16 {
   MUSAPORT_HD operator float() const { return musaport::bf16::to_float(__x); }
   MUSAPORT_HD constexpr operator __mt_bfloat16_raw() const { return __mt_bfloat16_raw{__x}; }
   MUSAPORT_HD __mt_bfloat16& operator=(const __mt_bfloat16_raw& raw) { __x = raw.x; return *this; }
+
+  // Hidden friends, as for __half (see musa_fp16.h); left out under
+  // __MUSA_NO_BFLOAT16_OPERATORS__.
+#ifndef __MUSA_NO_BFLOAT16_OPERATORS__
+#define MUSAPORT_BF16_BINARY(op)                                                                   \
+  friend MUSAPORT_HD __mt_bfloat16 operator op(const __mt_bfloat16& a, const __mt_bfloat16& b) { \
+    return __mt_bfloat16(float(a) op float(b));                                                    \
+  }                                                                                                \
+  friend MUSAPORT_HD __mt_bfloat16& operator op##=(__mt_bfloat16& a, const __mt_bfloat16& b) {    \
+    return a = __mt_bfloat16(float(a) op float(b));                                                \
+  }
+  MUSAPORT_BF16_BINARY(+)
+  MUSAPORT_BF16_BINARY(-)
+  MUSAPORT_BF16_BINARY(*)
+  MUSAPORT_BF16_BINARY(/)
+#undef MUSAPORT_BF16_BINARY
+  friend MUSAPORT_HD __mt_bfloat16 operator-(const __mt_bfloat16& a) {
+    return __mt_bfloat16(__mt_bfloat16_raw{(unsigned short)(a.__x ^ 0x8000u)});
+  }
+  friend MUSAPORT_HD bool operator==(const __mt_bfloat16& a, const __mt_bfloat16& b) { return float(a) == float(b); }
+  friend MUSAPORT_HD bool operator!=(const __mt_bfloat16& a, const __mt_bfloat16& b) { return float(a) != float(b); }
+  friend MUSAPORT_HD bool operator<(const __mt_bfloat16& a, const __mt_bfloat16& b) { return float(a) < float(b); }
+  friend MUSAPORT_HD bool operator<=(const __mt_bfloat16& a, const __mt_bfloat16& b) { return float(a) <= float(b); }
+  friend MUSAPORT_HD bool operator>(const __mt_bfloat16& a, const __mt_bfloat16& b) { return float(a) > float(b); }
+  friend MUSAPORT_HD bool operator>=(const __mt_bfloat16& a, const __mt_bfloat16& b) { return float(a) >= float(b); }
+#endif
 };
 
 struct __align__(4) __mt_bfloat162 {
@@ -64,6 +90,16 @@ MUSAPORT_HD_INLINE __mt_bfloat16 __float2bfloat16_rn(float f) { return __mt_bflo
 MUSAPORT_HD_INLINE __mt_bfloat16 __double2bfloat16(double f) { return __mt_bfloat16(f); }
 MUSAPORT_HD_INLINE float __bfloat162float(__mt_bfloat16 b) { return musaport::bf16::to_float(b.__x); }
 MUSAPORT_HD_INLINE __mt_bfloat16 __int2bfloat16_rn(int v) { return __mt_bfloat16((float)v); }
+// The _rz/_rd/_ru forms round to nearest, like the shim's other rounding-mode intrinsics.
+MUSAPORT_HD_INLINE __mt_bfloat16 __int2bfloat16_rz(int v) { return __mt_bfloat16((float)v); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __int2bfloat16_rd(int v) { return __mt_bfloat16((float)v); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __int2bfloat16_ru(int v) { return __mt_bfloat16((float)v); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __float2bfloat16_rz(float f) { return __mt_bfloat16(f); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __float2bfloat16_rd(float f) { return __mt_bfloat16(f); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __float2bfloat16_ru(float f) { return __mt_bfloat16(f); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __uint2bfloat16_rn(unsigned int v) { return __mt_bfloat16((float)v); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __short2bfloat16_rn(short v) { return __mt_bfloat16((float)v); }
+MUSAPORT_HD_INLINE __mt_bfloat16 __ll2bfloat16_rn(long long v) { return __mt_bfloat16((float)v); }
 MUSAPORT_HD_INLINE int __bfloat162int_rz(__mt_bfloat16 b) { return (int)__bfloat162float(b); }
 MUSAPORT_HD_INLINE unsigned short __bfloat16_as_ushort(__mt_bfloat16 b) { return b.__x; }
 MUSAPORT_HD_INLINE __mt_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __mt_bfloat16(__mt_bfloat16_raw{v}); }
@@ -123,26 +159,10 @@ MUSAPORT_HD_INLINE __mt_bfloat162 __hfma2(__mt_bfloat162 a, __mt_bfloat162 b, __
   return __mt_bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
 }
 
-// ---------------------------------------------------------------- operators
-MUSAPORT_HD_INLINE __mt_bfloat16 operator+(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hadd(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16 operator-(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hsub(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16 operator*(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hmul(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16 operator/(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hdiv(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16& operator+=(__mt_bfloat16& a, const __mt_bfloat16& b) { return a = __hadd(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16& operator-=(__mt_bfloat16& a, const __mt_bfloat16& b) { return a = __hsub(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16& operator*=(__mt_bfloat16& a, const __mt_bfloat16& b) { return a = __hmul(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16& operator/=(__mt_bfloat16& a, const __mt_bfloat16& b) { return a = __hdiv(a, b); }
-MUSAPORT_HD_INLINE __mt_bfloat16 operator-(const __mt_bfloat16& a) { return __hneg(a); }
-MUSAPORT_HD_INLINE bool operator==(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __heq(a, b); }
-MUSAPORT_HD_INLINE bool operator!=(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hne(a, b); }
-MUSAPORT_HD_INLINE bool operator<(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hlt(a, b); }
-MUSAPORT_HD_INLINE bool operator<=(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hle(a, b); }
-MUSAPORT_HD_INLINE bool operator>(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hgt(a, b); }
-MUSAPORT_HD_INLINE bool operator>=(const __mt_bfloat16& a, const __mt_bfloat16& b) { return __hge(a, b); }
-
 // ---------------------------------------------------------------- atomics
 #if MUSAPORT_CLANG_CUDA
 __device__ __mt_bfloat16 atomicAdd(__mt_bfloat16* address, __mt_bfloat16 val);
+__device__ __mt_bfloat162 atomicAdd(__mt_bfloat162* address, __mt_bfloat162 val);
 #else
 inline __mt_bfloat16 atomicAdd(__mt_bfloat16* address, __mt_bfloat16 val) {
   unsigned short* bits = &address->__x;
@@ -151,6 +171,18 @@ inline __mt_bfloat16 atomicAdd(__mt_bfloat16* address, __mt_bfloat16 val) {
                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
   return __ushort_as_bfloat16(old);
+}
+inline __mt_bfloat162 atomicAdd(__mt_bfloat162* address, __mt_bfloat162 val) {
+  static_assert(sizeof(__mt_bfloat162) == sizeof(unsigned int), "__mt_bfloat162 must be 32 bits");
+  unsigned int* bits = reinterpret_cast<unsigned int*>(address);
+  unsigned int old = __atomic_load_n(bits, __ATOMIC_RELAXED);
+  for (;;) {
+    const __mt_bfloat162 sum = __mt_bfloat162(__hadd(__builtin_bit_cast(__mt_bfloat162, old).x, val.x),
+                                              __hadd(__builtin_bit_cast(__mt_bfloat162, old).y, val.y));
+    if (__atomic_compare_exchange_n(bits, &old, __builtin_bit_cast(unsigned int, sum), false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+      return __builtin_bit_cast(__mt_bfloat162, old);
+  }
 }
 #endif
 

@@ -82,6 +82,29 @@ struct __align__(2) __half {
   MUSAPORT_HD operator float() const { return musaport::fp16::to_float(__x); }
   MUSAPORT_HD constexpr operator __half_raw() const { return __half_raw{__x}; }
   MUSAPORT_HD __half& operator=(const __half_raw& raw) { __x = raw.x; return *this; }
+
+  // Operators are hidden friends: found for __half operands only, so a type
+  // that converts to both __half and float (c10::Half) keeps using float's
+  // built-in operators instead of an ambiguous choice.  Left out under
+  // __MUSA_NO_HALF_OPERATORS__, as in the real header.
+#ifndef __MUSA_NO_HALF_OPERATORS__
+  friend MUSAPORT_HD __half operator+(const __half& a, const __half& b) { return __half(float(a) + float(b)); }
+  friend MUSAPORT_HD __half operator-(const __half& a, const __half& b) { return __half(float(a) - float(b)); }
+  friend MUSAPORT_HD __half operator*(const __half& a, const __half& b) { return __half(float(a) * float(b)); }
+  friend MUSAPORT_HD __half operator/(const __half& a, const __half& b) { return __half(float(a) / float(b)); }
+  friend MUSAPORT_HD __half& operator+=(__half& a, const __half& b) { return a = a + b; }
+  friend MUSAPORT_HD __half& operator-=(__half& a, const __half& b) { return a = a - b; }
+  friend MUSAPORT_HD __half& operator*=(__half& a, const __half& b) { return a = a * b; }
+  friend MUSAPORT_HD __half& operator/=(__half& a, const __half& b) { return a = a / b; }
+  friend MUSAPORT_HD __half operator+(const __half& a) { return a; }
+  friend MUSAPORT_HD __half operator-(const __half& a) { return __half(__half_raw{(unsigned short)(a.__x ^ 0x8000u)}); }
+  friend MUSAPORT_HD bool operator==(const __half& a, const __half& b) { return float(a) == float(b); }
+  friend MUSAPORT_HD bool operator!=(const __half& a, const __half& b) { return float(a) != float(b); }
+  friend MUSAPORT_HD bool operator<(const __half& a, const __half& b) { return float(a) < float(b); }
+  friend MUSAPORT_HD bool operator<=(const __half& a, const __half& b) { return float(a) <= float(b); }
+  friend MUSAPORT_HD bool operator>(const __half& a, const __half& b) { return float(a) > float(b); }
+  friend MUSAPORT_HD bool operator>=(const __half& a, const __half& b) { return float(a) >= float(b); }
+#endif
 };
 
 struct __align__(4) __half2 {
@@ -91,7 +114,28 @@ struct __align__(4) __half2 {
   MUSAPORT_HD constexpr __half2(const __half& a, const __half& b) : x(a), y(b) {}
   MUSAPORT_HD __half2(const __half2_raw& raw) : x(__half_raw{raw.x}), y(__half_raw{raw.y}) {}
   MUSAPORT_HD operator __half2_raw() const { return __half2_raw{x.__x, y.__x}; }
+
+#ifndef __MUSA_NO_HALF2_OPERATORS__
+  friend MUSAPORT_HD __half2 operator+(const __half2& a, const __half2& b) {
+    return __half2(__half(float(a.x) + float(b.x)), __half(float(a.y) + float(b.y)));
+  }
+  friend MUSAPORT_HD __half2 operator-(const __half2& a, const __half2& b) {
+    return __half2(__half(float(a.x) - float(b.x)), __half(float(a.y) - float(b.y)));
+  }
+  friend MUSAPORT_HD __half2 operator*(const __half2& a, const __half2& b) {
+    return __half2(__half(float(a.x) * float(b.x)), __half(float(a.y) * float(b.y)));
+  }
+  friend MUSAPORT_HD __half2 operator/(const __half2& a, const __half2& b) {
+    return __half2(__half(float(a.x) / float(b.x)), __half(float(a.y) / float(b.y)));
+  }
+  friend MUSAPORT_HD __half2& operator+=(__half2& a, const __half2& b) { return a = a + b; }
+  friend MUSAPORT_HD __half2& operator*=(__half2& a, const __half2& b) { return a = a * b; }
+  friend MUSAPORT_HD __half2 operator-(const __half2& a) { return __half2(__half(-float(a.x)), __half(-float(a.y))); }
+#endif
 };
+
+typedef __half half;
+typedef __half2 half2;
 
 // ---------------------------------------------------------------- conversions
 MUSAPORT_HD_INLINE __half __float2half(float f) { return __half(f); }
@@ -100,6 +144,18 @@ MUSAPORT_HD_INLINE __half __double2half(double f) { return __half(f); }
 MUSAPORT_HD_INLINE float __half2float(__half h) { return musaport::fp16::to_float(h.__x); }
 MUSAPORT_HD_INLINE __half __int2half_rn(int v) { return __half((float)v); }
 MUSAPORT_HD_INLINE __half __uint2half_rn(unsigned int v) { return __half((float)v); }
+// The _rz/_rd/_ru forms round to nearest, like the shim's other rounding-mode intrinsics.
+MUSAPORT_HD_INLINE __half __float2half_rz(float f) { return __half(f); }
+MUSAPORT_HD_INLINE __half __float2half_rd(float f) { return __half(f); }
+MUSAPORT_HD_INLINE __half __float2half_ru(float f) { return __half(f); }
+MUSAPORT_HD_INLINE __half __int2half_rz(int v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __int2half_rd(int v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __int2half_ru(int v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __uint2half_rz(unsigned int v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __short2half_rn(short v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __ushort2half_rn(unsigned short v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __ll2half_rn(long long v) { return __half((float)v); }
+MUSAPORT_HD_INLINE __half __ull2half_rn(unsigned long long v) { return __half((float)v); }
 MUSAPORT_HD_INLINE int __half2int_rz(__half h) { return (int)__half2float(h); }
 MUSAPORT_HD_INLINE int __half2int_rn(__half h) { return (int)rintf(__half2float(h)); }
 MUSAPORT_HD_INLINE unsigned short __half_as_ushort(__half h) { return h.__x; }
@@ -178,31 +234,6 @@ MUSAPORT_HD_INLINE bool __hblt2(__half2 a, __half2 b) { return __hlt(a.x, b.x) &
 MUSAPORT_HD_INLINE __half2 h2exp(__half2 a) { return __half2(hexp(a.x), hexp(a.y)); }
 MUSAPORT_HD_INLINE __half2 h2log(__half2 a) { return __half2(hlog(a.x), hlog(a.y)); }
 MUSAPORT_HD_INLINE __half2 h2sqrt(__half2 a) { return __half2(hsqrt(a.x), hsqrt(a.y)); }
-
-// ---------------------------------------------------------------- operators
-MUSAPORT_HD_INLINE __half operator+(const __half& a, const __half& b) { return __hadd(a, b); }
-MUSAPORT_HD_INLINE __half operator-(const __half& a, const __half& b) { return __hsub(a, b); }
-MUSAPORT_HD_INLINE __half operator*(const __half& a, const __half& b) { return __hmul(a, b); }
-MUSAPORT_HD_INLINE __half operator/(const __half& a, const __half& b) { return __hdiv(a, b); }
-MUSAPORT_HD_INLINE __half& operator+=(__half& a, const __half& b) { return a = __hadd(a, b); }
-MUSAPORT_HD_INLINE __half& operator-=(__half& a, const __half& b) { return a = __hsub(a, b); }
-MUSAPORT_HD_INLINE __half& operator*=(__half& a, const __half& b) { return a = __hmul(a, b); }
-MUSAPORT_HD_INLINE __half& operator/=(__half& a, const __half& b) { return a = __hdiv(a, b); }
-MUSAPORT_HD_INLINE __half operator+(const __half& a) { return a; }
-MUSAPORT_HD_INLINE __half operator-(const __half& a) { return __hneg(a); }
-MUSAPORT_HD_INLINE bool operator==(const __half& a, const __half& b) { return __heq(a, b); }
-MUSAPORT_HD_INLINE bool operator!=(const __half& a, const __half& b) { return __hne(a, b); }
-MUSAPORT_HD_INLINE bool operator<(const __half& a, const __half& b) { return __hlt(a, b); }
-MUSAPORT_HD_INLINE bool operator<=(const __half& a, const __half& b) { return __hle(a, b); }
-MUSAPORT_HD_INLINE bool operator>(const __half& a, const __half& b) { return __hgt(a, b); }
-MUSAPORT_HD_INLINE bool operator>=(const __half& a, const __half& b) { return __hge(a, b); }
-MUSAPORT_HD_INLINE __half2 operator+(const __half2& a, const __half2& b) { return __hadd2(a, b); }
-MUSAPORT_HD_INLINE __half2 operator-(const __half2& a, const __half2& b) { return __hsub2(a, b); }
-MUSAPORT_HD_INLINE __half2 operator*(const __half2& a, const __half2& b) { return __hmul2(a, b); }
-MUSAPORT_HD_INLINE __half2 operator/(const __half2& a, const __half2& b) { return __h2div(a, b); }
-MUSAPORT_HD_INLINE __half2& operator+=(__half2& a, const __half2& b) { return a = __hadd2(a, b); }
-MUSAPORT_HD_INLINE __half2& operator*=(__half2& a, const __half2& b) { return a = __hmul2(a, b); }
-MUSAPORT_HD_INLINE __half2 operator-(const __half2& a) { return __hneg2(a); }
 
 // ---------------------------------------------------------------- atomics
 #if MUSAPORT_CLANG_CUDA

@@ -104,6 +104,17 @@ inline musaError_t musaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_
 // the only CUDA-spelled names in the shim and exist only in clang CUDA mode.
 extern "C" int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, musaStream_t stream = nullptr);
 extern "C" int cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, musaStream_t stream = nullptr);
+
+// clang's host pass also parses kernels, with __MUSA_ARCH__ undefined, so
+// code that picks std::apply/std::invoke "on the host side" (c10::guts::apply
+// tests __cpp_lib_apply && !__MUSA_ARCH__) would apply them to __device__
+// functors, which libstdc++'s invoke_result cannot see from host context.
+// The MUSA compiler, like nvcc, reads device code with __MUSA_ARCH__ set and
+// takes PyTorch's own constexpr apply; hiding the feature-test macro gives the
+// syntax check that same branch on both passes.
+#include <tuple>
+#include <version>
+#undef __cpp_lib_apply
 #else
 #include "musa_cpu_runtime.h"
 #endif

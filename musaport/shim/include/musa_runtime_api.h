@@ -362,7 +362,57 @@ inline musaError_t musaGetDeviceFlags(unsigned int* flags) {
 }
 inline musaError_t musaDeviceSynchronize() { return musaSuccess; }  // all work is synchronous
 inline musaError_t musaDeviceReset() { return musaSuccess; }
-inline musaError_t musaThreadExchangeStreamCaptureMode(int*) { return musaSuccess; }
+
+// ---------------------------------------------------------------- stream capture and graphs
+// Nothing is ever captured: streams run their work when it is enqueued.
+enum musaStreamCaptureMode {
+  musaStreamCaptureModeGlobal = 0,
+  musaStreamCaptureModeThreadLocal = 1,
+  musaStreamCaptureModeRelaxed = 2
+};
+enum musaStreamCaptureStatus {
+  musaStreamCaptureStatusNone = 0,
+  musaStreamCaptureStatusActive = 1,
+  musaStreamCaptureStatusInvalidated = 2
+};
+typedef struct MUgraph_st* musaGraph_t;
+typedef struct MUgraphExec_st* musaGraphExec_t;
+typedef struct MUgraphNode_st* musaGraphNode_t;
+
+inline musaError_t musaThreadExchangeStreamCaptureMode(musaStreamCaptureMode*) { return musaSuccess; }
+inline musaError_t musaStreamIsCapturing(musaStream_t, musaStreamCaptureStatus* status) {
+  if (status) *status = musaStreamCaptureStatusNone;
+  return musaSuccess;
+}
+inline musaError_t musaStreamGetCaptureInfo(musaStream_t, musaStreamCaptureStatus* status,
+                                            unsigned long long* id = nullptr) {
+  if (status) *status = musaStreamCaptureStatusNone;
+  if (id) *id = 0;
+  return musaSuccess;
+}
+musaError_t musaStreamBeginCapture(musaStream_t stream, musaStreamCaptureMode mode);
+musaError_t musaStreamEndCapture(musaStream_t stream, musaGraph_t* graph);
+musaError_t musaGraphInstantiate(musaGraphExec_t* exec, musaGraph_t graph, unsigned long long flags = 0);
+musaError_t musaGraphLaunch(musaGraphExec_t exec, musaStream_t stream);
+musaError_t musaGraphExecDestroy(musaGraphExec_t exec);
+musaError_t musaGraphDestroy(musaGraph_t graph);
+musaError_t musaGraphDebugDotPrint(musaGraph_t graph, const char* path, unsigned int flags);
+
+// ---------------------------------------------------------------- inter-process handles (declared)
+#define MUSA_IPC_HANDLE_SIZE 64
+typedef struct musaIpcEventHandle_st {
+  char reserved[MUSA_IPC_HANDLE_SIZE];
+} musaIpcEventHandle_t;
+typedef struct musaIpcMemHandle_st {
+  char reserved[MUSA_IPC_HANDLE_SIZE];
+} musaIpcMemHandle_t;
+#define musaIpcMemLazyEnablePeerAccess 0x01
+musaError_t musaIpcGetEventHandle(musaIpcEventHandle_t* handle, musaEvent_t event);
+musaError_t musaIpcOpenEventHandle(musaEvent_t* event, musaIpcEventHandle_t handle);
+musaError_t musaIpcGetMemHandle(musaIpcMemHandle_t* handle, void* ptr);
+musaError_t musaIpcOpenMemHandle(void** ptr, musaIpcMemHandle_t handle, unsigned int flags);
+musaError_t musaIpcCloseMemHandle(void* ptr);
+
 
 inline musaError_t musaDriverGetVersion(int* version) {
   if (version) *version = MUSART_VERSION;

@@ -91,6 +91,11 @@ extern "C" __device__ void* malloc(size_t size) noexcept;
 extern "C" __device__ void free(void* ptr) noexcept;
 extern "C" __device__ void* memcpy(void* dst, const void* src, size_t n) noexcept;
 extern "C" __device__ void* memset(void* dst, int value, size_t n) noexcept;
+// <cstring>/<cstdlib> were read before these overloads existed; re-export so
+// std::memcpy etc. see the device side too.
+namespace std {
+using ::free; using ::malloc; using ::memcpy; using ::memset;
+}  // namespace std
 #undef MUSAPORT_DMATH
 #endif  // MUSAPORT_CLANG_CUDA
 
