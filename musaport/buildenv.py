@@ -64,7 +64,7 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
     digest = hashlib.sha256(yaml.read_bytes() + (tree / "aten/src/ATen/native/tags.yaml").read_bytes()).hexdigest()[:16]
     root = cache / f"aten-ops-{digest}"
     if (root / ".done").is_file():
-        return root
+        return musa_dispatch_headers(root)
     tmp = cache / f".aten-ops-{digest}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     cmd = [sys.executable, "-m", "torchgen.gen", "--source-path", "aten/src/ATen", "--install_dir",
@@ -76,4 +76,29 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
     (tmp / ".done").write_text("ok")
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)
+    return musa_dispatch_headers(root)
+
+
+# torchgen's CUDA dispatch-key headers, as the port names them: ported code includes
+# <ATen/MUSAFunctions.h> and <ATen/ops/sum_musa_dispatch.h> and calls at::musa::sum.
+_CUDA_KEY_HEADER = re.compile(r"^(?:CUDAFunctions(?:_inl)?\.h|ops/\w+_cuda_dispatch\.h)$")
+_CUDA_KEY_TEXT = re.compile(r"\bnamespace cuda\b|\bCUDAFunctions_inl\.h\b|_cuda_dispatch\.h\b")
+_MUSA_KEY_TEXT = {"namespace cuda": "namespace musa", "CUDAFunctions_inl.h": "MUSAFunctions_inl.h",
+                  "_cuda_dispatch.h": "_musa_dispatch.h"}
+
+
+def musa_dispatch_headers(root: Path) -> Path:
+    """Add MUSA-named copies of the CUDA dispatch-key headers under ``root/ATen`` (once)."""
+    marker = root / ".musa-dispatch"
+    if marker.is_file():
+        return root
+    aten = root / "ATen"
+    for path in sorted(aten.rglob("*cuda*")) + sorted(aten.glob("CUDA*")):
+        rel = path.relative_to(aten).as_posix()
+        if not _CUDA_KEY_HEADER.match(rel):
+            continue
+        text = _CUDA_KEY_TEXT.sub(lambda m: _MUSA_KEY_TEXT[m.group(0)], path.read_text(encoding="utf-8"))
+        target = aten / rel.replace("CUDAFunctions", "MUSAFunctions").replace("_cuda_dispatch", "_musa_dispatch")
+        target.write_text(text, encoding="utf-8")
+    marker.write_text("ok")
     return root
