@@ -53,6 +53,14 @@ def cpu_source(kernel: Path, rules: RuleSet, vocabulary: frozenset[str]) -> tupl
     return data, rewrite_launches(parse(data))
 
 
+def port_headers(work: Path, rules: RuleSet, vocabulary: frozenset[str]) -> None:
+    """Port the fixtures' shared ``.cuh`` headers next to the programs (their includes are renamed too)."""
+    for header in sorted((data_dir("fixtures") / "kernels").glob("*.cuh")):
+        rel = f"fixtures/kernels/{header.name}"
+        ported = port_bytes(header.read_bytes(), rel, rel.replace(".cuh", ".muh"), rules, vocabulary)
+        write_atomic(work / header.with_suffix(".muh").name, ported.data or header.read_bytes())
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A fixture ported and written out, ready to build (or the reason it is not)."""
@@ -124,6 +132,7 @@ def validate_run(out: Path, patterns: tuple[str, ...], jobs: int) -> list[Kernel
     vocabulary = frozenset(ln for ln in vocabulary_file().read_text().splitlines() if ln and not ln.startswith("#"))
     work = out / ".musaport" / "validate-run"
     work.mkdir(parents=True, exist_ok=True)
+    port_headers(work, rules, vocabulary)
     prepared = [prepare(k, work, rules, vocabulary) for k in fixture_kernels(patterns)]
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         return list(pool.map(build_and_run, prepared))
