@@ -104,6 +104,7 @@ MUSAPORT_HD_INLINE int __bfloat162int_rz(__mt_bfloat16 b) { return (int)__bfloat
 MUSAPORT_HD_INLINE unsigned short __bfloat16_as_ushort(__mt_bfloat16 b) { return b.__x; }
 MUSAPORT_HD_INLINE __mt_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __mt_bfloat16(__mt_bfloat16_raw{v}); }
 MUSAPORT_HD_INLINE __mt_bfloat162 make_bfloat162(__mt_bfloat16 x, __mt_bfloat16 y) { return __mt_bfloat162(x, y); }
+MUSAPORT_HD_INLINE __mt_bfloat162 __float22bfloat162_rn(float2 v) { return __mt_bfloat162(__mt_bfloat16(v.x), __mt_bfloat16(v.y)); }
 MUSAPORT_HD_INLINE __mt_bfloat162 __bfloat162bfloat162(__mt_bfloat16 b) { return __mt_bfloat162(b, b); }
 MUSAPORT_HD_INLINE __mt_bfloat162 __halves2bfloat162(__mt_bfloat16 lo, __mt_bfloat16 hi) { return __mt_bfloat162(lo, hi); }
 MUSAPORT_HD_INLINE __mt_bfloat162 __float2bfloat162_rn(float f) { return __mt_bfloat162(f, f); }

@@ -455,7 +455,7 @@ struct DeviceScan {
   static musaError_t InclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                    OutputIteratorT d_out, ScanOpT scan_op, NumItemsT num_items,
                                    musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       if (num_items <= 0) return;
       musaport_detail::acc_t<InputIteratorT, OutputIteratorT> acc = d_in[0];
       d_out[0] = acc;
@@ -472,7 +472,7 @@ struct DeviceScan {
   static musaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                    OutputIteratorT d_out, ScanOpT scan_op, InitValueT init_value,
                                    NumItemsT num_items, musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       musaport_detail::exclusive_scan(d_in, d_out, scan_op, musaport_detail::unwrap(init_value), num_items);
     });
   }
@@ -488,7 +488,7 @@ struct DeviceScan {
                                         KeysInputIteratorT d_keys_in, ValuesInputIteratorT d_values_in,
                                         ValuesOutputIteratorT d_values_out, ScanOpT scan_op, NumItemsT num_items,
                                         EqualityOpT equality_op = EqualityOpT(), musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       musaport_detail::acc_t<ValuesInputIteratorT, ValuesOutputIteratorT> acc{};
       for (NumItemsT i = 0; i < num_items; ++i) {
         acc = (i > 0 && equality_op(d_keys_in[i - 1], d_keys_in[i])) ? scan_op(acc, d_values_in[i])
@@ -514,7 +514,7 @@ struct DeviceScan {
                                         ValuesOutputIteratorT d_values_out, ScanOpT scan_op, InitValueT init_value,
                                         NumItemsT num_items, EqualityOpT equality_op = EqualityOpT(),
                                         musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       auto init = musaport_detail::unwrap(init_value);
       auto acc = init;
       for (NumItemsT i = 0; i < num_items; ++i) {
@@ -553,7 +553,7 @@ struct DeviceRadixSort {
                                KeyT* d_keys_out, const ValueT* d_values_in, ValueT* d_values_out,
                                NumItemsT num_items, int begin_bit = 0, int end_bit = sizeof(KeyT) * 8,
                                musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       musaport_detail::sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, num_items, Less());
     });
   }
@@ -562,7 +562,7 @@ struct DeviceRadixSort {
                                          const KeyT* d_keys_in, KeyT* d_keys_out, const ValueT* d_values_in,
                                          ValueT* d_values_out, NumItemsT num_items, int begin_bit = 0,
                                          int end_bit = sizeof(KeyT) * 8, musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       musaport_detail::sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, num_items,
                                   musaport_detail::Greater());
     });
@@ -591,7 +591,7 @@ struct DeviceSegmentedRadixSort {
                                int num_segments, BeginOffsetIteratorT d_begin_offsets,
                                EndOffsetIteratorT d_end_offsets, int begin_bit = 0, int end_bit = sizeof(KeyT) * 8,
                                musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       for (int s = 0; s < num_segments; ++s) {
         const long long b = d_begin_offsets[s], e = d_end_offsets[s];
         musaport_detail::sort_pairs(d_keys_in + b, d_keys_out + b, d_values_in + b, d_values_out + b, e - b, Less());
@@ -605,7 +605,7 @@ struct DeviceSegmentedRadixSort {
                                          BeginOffsetIteratorT d_begin_offsets, EndOffsetIteratorT d_end_offsets,
                                          int begin_bit = 0, int end_bit = sizeof(KeyT) * 8,
                                          musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       for (int s = 0; s < num_segments; ++s) {
         const long long b = d_begin_offsets[s], e = d_end_offsets[s];
         musaport_detail::sort_pairs(d_keys_in + b, d_keys_out + b, d_values_in + b, d_values_out + b, e - b,
@@ -620,7 +620,7 @@ struct DeviceReduce {
   static musaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             OutputIteratorT d_out, NumItemsT num_items, ReductionOpT reduction_op, T init,
                             musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       T acc = init;
       for (NumItemsT i = 0; i < num_items; ++i) acc = reduction_op(acc, d_in[i]);
       *d_out = acc;
@@ -654,7 +654,7 @@ struct DeviceSegmentedReduce {
                             OutputIteratorT d_out, int num_segments, BeginOffsetIteratorT d_begin_offsets,
                             EndOffsetIteratorT d_end_offsets, ReductionOpT reduction_op, T initial_value,
                             musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       musaport_detail::segmented_reduce<void>(d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
                                               reduction_op, initial_value);
     });
@@ -676,7 +676,7 @@ struct DeviceSelect {
   static musaError_t Flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                              FlagIterator d_flags, OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out,
                              NumItemsT num_items, musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       NumItemsT n = 0;
       for (NumItemsT i = 0; i < num_items; ++i)
         if (d_flags[i]) d_out[n++] = d_in[i];
@@ -688,7 +688,7 @@ struct DeviceSelect {
   static musaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                         OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out, NumItemsT num_items,
                         SelectOp select_op, musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       NumItemsT n = 0;
       for (NumItemsT i = 0; i < num_items; ++i)
         if (select_op(d_in[i])) d_out[n++] = d_in[i];
@@ -699,7 +699,7 @@ struct DeviceSelect {
   static musaError_t Unique(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out, NumItemsT num_items,
                             musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       NumItemsT n = 0;
       for (NumItemsT i = 0; i < num_items; ++i)
         if (i == 0 || !(d_in[i] == d_in[i - 1])) d_out[n++] = d_in[i];
@@ -708,13 +708,13 @@ struct DeviceSelect {
   }
   template <typename KeyInputIteratorT, typename ValueInputIteratorT, typename KeyOutputIteratorT,
             typename ValueOutputIteratorT, typename NumSelectedIteratorT, typename NumItemsT,
-            typename EqualityOpT = Equality>
-  static musaError_t UniqueByKey(void* d_temp_storage, std::size_t& temp_storage_bytes,
+            typename EqualityOpT>
+  static musaError_t musaport_unique_by_key(void* d_temp_storage, std::size_t& temp_storage_bytes,
                                  KeyInputIteratorT d_keys_in, ValueInputIteratorT d_values_in,
                                  KeyOutputIteratorT d_keys_out, ValueOutputIteratorT d_values_out,
                                  NumSelectedIteratorT d_num_selected_out, NumItemsT num_items,
-                                 EqualityOpT equality_op, musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+                                 EqualityOpT equality_op, musaStream_t stream) {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       NumItemsT n = 0;
       for (NumItemsT i = 0; i < num_items; ++i)
         if (i == 0 || !equality_op(d_keys_in[i], d_keys_in[i - 1])) {
@@ -732,8 +732,8 @@ struct DeviceSelect {
                                  KeyOutputIteratorT d_keys_out, ValueOutputIteratorT d_values_out,
                                  NumSelectedIteratorT d_num_selected_out, NumItemsT num_items,
                                  musaStream_t stream = 0) {
-    return UniqueByKey(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in, d_keys_out, d_values_out,
-                       d_num_selected_out, num_items, Equality(), stream);
+    return musaport_unique_by_key(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in, d_keys_out,
+                                  d_values_out, d_num_selected_out, num_items, Equality(), stream);
   }
 };
 
@@ -743,7 +743,7 @@ struct DeviceRunLengthEncode {
   static musaError_t Encode(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             UniqueOutputIteratorT d_unique_out, LengthsOutputIteratorT d_counts_out,
                             NumRunsOutputIteratorT d_num_runs_out, NumItemsT num_items, musaStream_t stream = 0) {
-    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() {
+    return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       NumItemsT runs = 0;
       for (NumItemsT i = 0; i < num_items; ++runs) {
         NumItemsT j = i + 1;

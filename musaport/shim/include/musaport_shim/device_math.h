@@ -19,6 +19,7 @@
 #include <cstdlib>
 
 #if MUSAPORT_CLANG_CUDA
+#include <type_traits>
 #define MUSAPORT_DMATH static __device__ inline
 
 #define MUSAPORT_MATH1(name)                                                         \
@@ -27,10 +28,23 @@
   MUSAPORT_DMATH float name(float x) { return __builtin_##name##f(x); }              \
   namespace std { using ::name; }
 
+// Mixed argument types (std::pow(double, int), std::fmax(float, double)...):
+// libstdc++'s generic templates are host functions, so the device side gets
+// its own, promoting like them (float only when both are float).
+template <typename T, typename U>
+using musaport_promote_t = typename std::enable_if<
+    std::is_arithmetic<T>::value && std::is_arithmetic<U>::value,
+    typename std::conditional<
+        std::is_same<T, long double>::value || std::is_same<U, long double>::value, long double,
+        typename std::conditional<std::is_same<T, float>::value && std::is_same<U, float>::value, float,
+                                  double>::type>::type>::type;
+
 #define MUSAPORT_MATH2(name)                                                         \
   MUSAPORT_DMATH double name(double x, double y) { return __builtin_##name(x, y); }  \
   MUSAPORT_DMATH float name##f(float x, float y) { return __builtin_##name##f(x, y); } \
   MUSAPORT_DMATH float name(float x, float y) { return __builtin_##name##f(x, y); }  \
+  template <typename T, typename U, typename P = musaport_promote_t<T, U>>          \
+  MUSAPORT_DMATH P name(T x, U y) { return name((P)x, (P)y); }                      \
   namespace std { using ::name; }
 
 MUSAPORT_MATH1(acos) MUSAPORT_MATH1(acosh) MUSAPORT_MATH1(asin) MUSAPORT_MATH1(asinh)

@@ -327,6 +327,12 @@ inline int __double2int_rn(double x) { return musaport::cpu::saturate_to<int>(st
 inline int __double2int_rz(double x) { return musaport::cpu::saturate_to<int>(std::trunc(x)); }
 inline long long __double2ll_rn(double x) { return musaport::cpu::saturate_to<long long>(std::nearbyint(x)); }
 inline long long __double2ll_rz(double x) { return musaport::cpu::saturate_to<long long>(std::trunc(x)); }
+inline long long __double2ll_rd(double x) { return musaport::cpu::saturate_to<long long>(std::floor(x)); }
+inline long long __double2ll_ru(double x) { return musaport::cpu::saturate_to<long long>(std::ceil(x)); }
+inline int __double2int_rd(double x) { return musaport::cpu::saturate_to<int>(std::floor(x)); }
+inline int __double2int_ru(double x) { return musaport::cpu::saturate_to<int>(std::ceil(x)); }
+inline long long __float2ll_rd(float x) { return musaport::cpu::saturate_to<long long>(std::floor(x)); }
+inline long long __float2ll_ru(float x) { return musaport::cpu::saturate_to<long long>(std::ceil(x)); }
 inline float __double2float_rn(double x) { return static_cast<float>(x); }
 inline double __int2double_rn(int x) { return x; }
 inline double __ll2double_rn(long long x) { return static_cast<double>(x); }
