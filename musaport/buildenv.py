@@ -91,7 +91,7 @@ def musa_dispatch_headers(root: Path) -> Path:
     """Add MUSA-named copies of the CUDA dispatch-key headers under ``root/ATen`` (once)."""
     marker = root / ".musa-dispatch"
     if marker.is_file():
-        return root
+        return musa_native_declarations(root)
     aten = root / "ATen"
     for path in sorted(aten.rglob("*cuda*")) + sorted(aten.glob("CUDA*")):
         rel = path.relative_to(aten).as_posix()
@@ -100,5 +100,24 @@ def musa_dispatch_headers(root: Path) -> Path:
         text = _CUDA_KEY_TEXT.sub(lambda m: _MUSA_KEY_TEXT[m.group(0)], path.read_text(encoding="utf-8"))
         target = aten / rel.replace("CUDAFunctions", "MUSAFunctions").replace("_cuda_dispatch", "_musa_dispatch")
         target.write_text(text, encoding="utf-8")
+    marker.write_text("ok")
+    return musa_native_declarations(root)
+
+
+# Kernels the port renames (empty_cuda -> empty_musa in TensorFactories.mu and at its call sites)
+# are declared by torchgen under their CUDA names in ops/*_native.h.
+_CUDA_KERNEL_DECL = re.compile(r"^(TORCH_API .*?\b\w+)_cuda(\(.*)$", re.M)
+
+
+def musa_native_declarations(root: Path) -> Path:
+    """Beside each ``X_cuda`` declaration in ``ATen/ops/*_native.h``, declare ``X_musa`` (once)."""
+    marker = root / ".musa-native"
+    if marker.is_file():
+        return root
+    for path in sorted((root / "ATen/ops").glob("*_native.h")):
+        text = path.read_text(encoding="utf-8")
+        renamed = _CUDA_KERNEL_DECL.sub(lambda m: f"{m.group(0)}\n{m.group(1)}_musa{m.group(2)}", text)
+        if renamed != text:
+            path.write_text(renamed, encoding="utf-8")
     marker.write_text("ok")
     return root
