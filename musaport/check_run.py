@@ -9,9 +9,9 @@ from pathlib import Path
 from .check import Snapshot, compare, load_baseline, selected, to_json
 from .check_formats import FORMATS
 from .report import EXIT_FAILED, EXIT_OK
-from .run import Options, load_config, run
+from .run import TREE, Options, load_config, run
 from .writer import write_atomic
-from .yamlload import LoadError
+from .yamlload import LoadError, load_yaml
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,21 @@ def snapshot_of(tree: Path, out: Path, opts: CheckOptions) -> Snapshot:
         raise LoadError(f"{tree}: porting failed; see {out / 'porting_report.md'}")
     snap = Snapshot.from_report(json.loads((out / "porting_report.json").read_text(encoding="utf-8")))
     snap.source = str(tree)
-    snap.with_operators(tree)
+    snap.with_operators(tree, registered_operators(out))
     if opts.validate:
         snap.validation = _validation(out, opts.jobs)
     return snap
+
+
+def registered_operators(out: Path) -> set[str] | None:
+    """The operators the run's registration stubs cover, from its musa_functions.yaml (None: no stubs)."""
+    path = out / TREE / "musa_functions.yaml"
+    if not path.is_file():
+        return None
+    doc = load_yaml(path) or {}
+    if doc.get("operators_from") != "torchgen":  # without torchgen no RegisterMUSA.cpp is written
+        return None
+    return {str(entry["name"]) for entry in doc.get("registered") or []}
 
 
 def _validation(out: Path, jobs: int) -> dict[str, bool]:

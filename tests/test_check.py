@@ -53,6 +53,23 @@ def test_compare_reports_each_category() -> None:
     }
 
 
+def test_schema_drift_and_new_operators_follow_the_registrations() -> None:
+    schema = "{}(Tensor self) -> Tensor"
+    old = snap(operators={
+        "kept": {"schema": schema.format("kept"), "line": 1, "kernel": "k", "registered": True},
+        "own": {"schema": schema.format("own"), "line": 2, "kernel": "o", "registered": False},
+    })
+    new = snap(operators={
+        "kept": {"schema": "kept(Tensor self, int n) -> Tensor", "line": 1, "kernel": "k", "registered": True},
+        "own": {"schema": "own(Tensor self, int n) -> Tensor", "line": 2, "kernel": "o", "registered": False},
+        "auto": {"schema": schema.format("auto"), "line": 3, "kernel": "a", "registered": True},
+        "manual": {"schema": schema.format("manual"), "line": 4, "kernel": "m", "registered": False},
+    })
+    got = {(f.category, f.subject) for f in compare(old, new)}
+    # 'own' was never registered by the stubs (nothing breaks); 'auto' is new but the stubs cover it
+    assert got == {("schema-drift", "kept"), ("new-operators", "manual")}
+
+
 def test_identical_snapshots_have_no_findings() -> None:
     s = snap(files={"a.cu": {"out": "a.mu", "src_hash": "1"}}, rules={"r": 1})
     assert compare(s, s) == []
