@@ -100,8 +100,19 @@ class RuleSet:
     def by_id(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
 
+    def compile(self) -> "RuleSet":
+        """Compile the regexes of rules loaded with ``compile=False``; an invalid one is a LoadError.
 
-def load_packs(paths: Iterable[Path]) -> RuleSet:
+        A run whose cache still holds needs no regex at all, so ``musaport
+        run`` loads packs uncompiled and compiles only when there is work.
+        """
+        for rule in self.rules:
+            if rule.regex.pattern != rule.pattern:
+                _compiled(rule)
+        return self
+
+
+def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
     """Load packs in order; ids must be unique across all of them."""
     rules: list[Rule] = []
     digest = hashlib.sha256()
@@ -110,7 +121,7 @@ def load_packs(paths: Iterable[Path]) -> RuleSet:
     for path in paths:
         digest.update(path.read_bytes())
         sources.append(str(path))
-        for rule in load_pack(path, digest):
+        for rule in load_pack(path, digest, compile):
             if rule.id in seen:
                 raise LoadError(f"{rule.where}: rule id '{rule.id}' already declared at {seen[rule.id]}")
             seen[rule.id] = rule.where
@@ -132,17 +143,17 @@ def extend(ruleset: RuleSet, extra: list[Rule]) -> RuleSet:
     return RuleSet(ruleset.rules + tuple(extra), digest.hexdigest(), ruleset.sources)
 
 
-def load_pack(path: Path, digest: "hashlib._Hash | None" = None) -> list[Rule]:
+def load_pack(path: Path, digest: "hashlib._Hash | None" = None, compile: bool = True) -> list[Rule]:
     """Parse one pack file into rules."""
     data = Fields(load_yaml(path), f"{path}:1", "rule pack")
     pack = data.pop("pack", kind=str)
     data.pop("why", "", kind=str)
     entries = data.pop("rules", kind=list)
     data.done()
-    return [_rule(entry, path, pack, digest) for entry in entries]
+    return [_rule(entry, path, pack, digest, compile) for entry in entries]
 
 
-def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None") -> Rule:
+def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", compile: bool = True) -> Rule:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "rule")
     rule_id = f.pop("id", kind=str)
@@ -170,7 +181,8 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None") 
         examples=_examples(f),
     )
     f.done()
-    return _compiled(_checked(rule, f.where))
+    checked = _checked(rule, f.where)
+    return _compiled(checked) if compile else checked
 
 
 def _names(f: Fields, path: Path, digest: "hashlib._Hash | None") -> tuple[tuple[tuple[str, str], ...], frozenset[str], str | None]:

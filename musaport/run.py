@@ -62,7 +62,7 @@ class Plan:
 def load_config(opts: Options) -> Config:
     """Load layout, packs and vocabulary; any problem raises LoadError."""
     layout = load_layout(opts.layout)
-    rules = load_packs(opts.packs)
+    rules = load_packs(opts.packs, compile=False)  # compiled in run() when there is work
     if opts.generate.exclude_stubs:
         from .exclusions import with_exclusions
 
@@ -85,6 +85,7 @@ def run(opts: Options, config: Config, progress: Callable[["FileResult"], None] 
     timer.lap("discover+plan")
     if not plan.tasks and not plan.collisions and _nothing_changed(opts, config, plan, skipped, cached):
         return Report.from_summary(str(opts.source), cached.summary, reused=len(plan.reused))
+    config.rules.compile()
     from .generate import check_selection
 
     check_selection(opts.source, opts.out, opts.generate)
