@@ -31,7 +31,7 @@ def body(result) -> bytes:
         "/* cudaStream_t */ int Cutoff = 3;\n",
         "int cuttlefish_logging = 0; float cudaMallocCount;\n",
         "#include <cub/cub.cuh>\n#include <thrust/sort.h>\n",
-        "thrust::cuda::par.on(stream);\n",
+        "::cuda::std::tuple<int> t; cuda::std::pair<int, int> p;\n",
         "case DeviceType::CUDA: return 1;\n",
         "AT_DISPATCH_ALL_TYPES(t, \"abs_cuda\", [&] {});\n",
         "__global__ void k(float* x) { __syncthreads(); x[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.f, 1); }\n",
