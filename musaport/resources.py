@@ -42,6 +42,11 @@ def vocabulary_file() -> Path:
     return data_dir("rules") / "data" / "cuda_toolkit_names.txt"
 
 
+def parse_vocabulary(raw: bytes) -> frozenset[str]:
+    """The CUDA toolkit names of a vocabulary file: one per line, ``#`` starts a comment line."""
+    return frozenset(ln.strip() for ln in raw.decode().splitlines() if ln.strip() and not ln.startswith("#"))
+
+
 def shim_include() -> Path:
     """The CPU-emulated MUSA toolkit headers shipped inside the package."""
     return _PKG / "shim" / "include"

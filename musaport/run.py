@@ -21,7 +21,7 @@ from .report import Report
 if TYPE_CHECKING:
     from .concurrency import Task
     from .port import FileResult
-from .resources import vocabulary_file
+from .resources import parse_vocabulary, vocabulary_file
 from .rules import RuleSet, load_packs
 from .writer import STATE_DIR, Stage, write_atomic
 
@@ -68,7 +68,7 @@ def load_config(opts: Options) -> Config:
 
         rules = with_exclusions(rules, opts.generate.exclude_stubs)
     raw = vocabulary_file().read_bytes()
-    vocabulary = frozenset(ln.strip() for ln in raw.decode().splitlines() if ln.strip() and not ln.startswith("#"))
+    vocabulary = parse_vocabulary(raw)
     key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
     return Config(layout, rules, vocabulary, key)
 

@@ -22,7 +22,7 @@ from .cpu_link import link_flags
 from .launches import rewrite_launches
 from .parser import encode, parse
 from .port import port_bytes
-from .resources import data_dir, default_packs, shim_include, vocabulary_file
+from .resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
 from .rules import RuleSet, load_packs
 from .writer import write_atomic
 
@@ -45,20 +45,23 @@ def fixture_kernels(patterns: tuple[str, ...] = ()) -> list[Path]:
     return [k for k in found if not patterns or any(fnmatch.fnmatchcase(k.name, p) for p in patterns)]
 
 
+def port_fixture(path: Path, rules: RuleSet, vocabulary: frozenset[str]) -> bytes:
+    """A fixture file (program or shared header) ported with the bundled rules, as ``.mu``/``.muh`` bytes."""
+    rel = f"fixtures/kernels/{path.name}"
+    out = rel[: -len(path.suffix)] + {".cu": ".mu", ".cuh": ".muh"}[path.suffix]
+    return port_bytes(path.read_bytes(), rel, out, rules, vocabulary).data or path.read_bytes()
+
+
 def cpu_source(kernel: Path, rules: RuleSet, vocabulary: frozenset[str]) -> tuple[bytes, str]:
     """The fixture as ported (``.mu`` bytes) and as the CPU build sees it (launches turned into calls)."""
-    rel = f"fixtures/kernels/{kernel.name}"
-    ported = port_bytes(kernel.read_bytes(), rel, rel.replace(".cu", ".mu"), rules, vocabulary)
-    data = ported.data or b""
+    data = port_fixture(kernel, rules, vocabulary)
     return data, rewrite_launches(parse(data))
 
 
 def port_headers(work: Path, rules: RuleSet, vocabulary: frozenset[str]) -> None:
     """Port the fixtures' shared ``.cuh`` headers next to the programs (their includes are renamed too)."""
     for header in sorted((data_dir("fixtures") / "kernels").glob("*.cuh")):
-        rel = f"fixtures/kernels/{header.name}"
-        ported = port_bytes(header.read_bytes(), rel, rel.replace(".cuh", ".muh"), rules, vocabulary)
-        write_atomic(work / header.with_suffix(".muh").name, ported.data or header.read_bytes())
+        write_atomic(work / header.with_suffix(".muh").name, port_fixture(header, rules, vocabulary))
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,7 @@ def _last(output: str) -> str:
 def validate_run(out: Path, patterns: tuple[str, ...], jobs: int) -> list[KernelOutcome]:
     """Build and run every selected fixture kernel, in parallel."""
     rules = load_packs(default_packs())
-    vocabulary = frozenset(ln for ln in vocabulary_file().read_text().splitlines() if ln and not ln.startswith("#"))
+    vocabulary = parse_vocabulary(vocabulary_file().read_bytes())
     work = out / ".musaport" / "validate-run"
     work.mkdir(parents=True, exist_ok=True)
     port_headers(work, rules, vocabulary)
