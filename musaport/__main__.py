@@ -1,3 +1,3 @@
-from .cli import main
+from musaport.cli import main
 
 main()

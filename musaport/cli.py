@@ -1,4 +1,8 @@
-"""The command line: wiring only; each command's work lives in its own module."""
+"""The command line: wiring only; each command's work lives in its own package.
+
+Commands import their package when they run, so ``musaport run`` on a warm
+tree never pays for rich, jinja2, libclang or the other commands.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,16 @@ from typing import NoReturn
 
 import click
 
-from . import __version__
-from .report import EXIT_USAGE, Report
-from .resources import default_fixture_tree, default_layout, default_packs, optional_pack
-from .rules import load_packs
-from .run import Options, load_config, run
-from .yamlload import LoadError
+from musaport import __version__
+from musaport.errors import EXIT_USAGE, LoadError
+from musaport.ops.exclusions import from_file, from_option
+from musaport.ops.generate import GenerateOptions, OperatorFiles
+from musaport.outdir import OutDir
+from musaport.port.report import Report
+from musaport.port.run import Options, load_config, run
+from musaport.resources import default_fixture_tree, default_layout, default_packs, optional_pack
+from musaport.rewrite.rules import load_packs
+
 
 def console(stderr: bool = False):
     """A rich console, created on first use (rich costs a noticeable part of startup)."""
@@ -88,7 +96,8 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_op
         layout=layout or default_layout(),
         packs=_packs(rules, packs),
         jobs=jobs or default_jobs(),
-        generate=_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, not no_registration),
+        generation=OperatorFiles(_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file,
+                                                   not no_registration)),
     )
     try:
         config = load_config(opts)
@@ -106,9 +115,6 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_op
 
 def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, registration=True):
     """The generate options of ``run``; a malformed exclusion file fails with its file:line."""
-    from .exclusions import from_file, from_option
-    from .generate import GenerateOptions
-
     def names(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
 
@@ -156,7 +162,8 @@ def _summary(report: Report, opts: Options) -> None:
         top = ", ".join(f"{name} ({count})" for name, count in summary["unmapped_top"])
         out.print(f"unmapped CUDA APIs: {summary['unmapped_names']} names; most used: {top}", highlight=False)
     out.print(f"findings to review: {summary['findings']}; warnings: {summary['warnings']}")
-    out.print(f"output: {opts.out / 'generated_cuda_compatible'}; report: {opts.out / 'porting_report.md'}")
+    out_dir = OutDir(opts.out)
+    out.print(f"output: {out_dir.tree}; report: {out_dir.report_md}")
 
 
 @main.group("rules")
@@ -187,7 +194,7 @@ def rules_list(rules, packs) -> None:
 @with_packs
 def rules_explain(rule_id, rules, packs) -> None:
     """What one rule does, why, where it is declared, and its examples."""
-    from .explain import explain_rule
+    from musaport.rewrite.explain import explain_rule
 
     ruleset = _ruleset(rules, packs)
     rule = ruleset.by_id(rule_id)
@@ -205,8 +212,8 @@ def parse_cmd(file: Path) -> None:
     """Show how the parser sees FILE: context spans and structure facts (JSON)."""
     import json
 
-    from .parser import parse
-    from .structure import structure
+    from musaport.cpp.parser import parse
+    from musaport.cpp.structure import structure
 
     parsed = parse(file.read_bytes())
     spans = [{"context": s.context, "start": s.start, "end": s.end, "text": parsed.text[s.start:s.end]}
@@ -233,9 +240,9 @@ def parse_cmd(file: Path) -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, layout, rules, packs, jobs) -> None:
     """What a PyTorch bump breaks for the MUSA port (exit 0 clean, 1 findings, 2 usage)."""
-    from .check import CATEGORIES
-    from .check_formats import render_text
-    from .check_run import CheckOptions, check
+    from musaport.check.compare import CATEGORIES
+    from musaport.check.gate import CheckOptions, check
+    from musaport.check.render import render_text
 
     if (baseline is None) == (baseline_report is None):
         fail("give exactly one of --baseline TREE or --baseline-report FILE")
@@ -269,24 +276,36 @@ def validate_cmd(compile_mode, run_mode, out, host_only, jobs, patterns) -> None
         if compile_mode:
             code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only)
         else:
-            from .validate_run import validate_run_cli
-
-            code = validate_run_cli(out, patterns, jobs or default_jobs())
+            code = _validate_run(OutDir(out), patterns, jobs or default_jobs())
     except LoadError as exc:
         fail(str(exc))
     sys.exit(code)
 
 
 def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool) -> int:
-    from .validate import render_reports, validate_compile
+    from musaport.validate.compile import VALIDATE_MD, render_reports, validate_compile
 
-    outcomes = validate_compile(out, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"))
+    out_dir = OutDir(out)
+    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"))
     for o in outcomes:
         click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
-    render_reports(out, outcomes)
+    render_reports(out_dir, outcomes)
     passed = sum(o.ok for o in outcomes)
-    click.echo(f"{passed} of {len(outcomes)} passed; report: {out / 'validate_report.md'}")
+    click.echo(f"{passed} of {len(outcomes)} passed; report: {out / VALIDATE_MD}")
     return 0 if passed == len(outcomes) else 1
+
+
+def _validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> int:
+    """Build and run the fixture kernels: one line per kernel, validate_run.json, the exit code."""
+    from musaport.validate.kernels import validate_run, write_run_report
+
+    outcomes = validate_run(out, patterns, jobs)
+    for o in outcomes:
+        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.name} ({o.stage}) {o.detail}")
+    write_run_report(out, outcomes)
+    passed = sum(o.ok for o in outcomes)
+    click.echo(f"{passed} of {len(outcomes)} kernels passed")
+    return 0 if outcomes and passed == len(outcomes) else 1
 
 
 @main.command("whereis")
@@ -302,17 +321,18 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     """Which ported file defines SYMBOL (mangled or not), and which .mu to add (exit 0 found, 1 not defined)."""
     import json
 
-    from .symbols import SymbolError, demangle, parse_symbol
-    from .whereis import TREE, whereis
-    from .whereis_report import render_text, to_json
+    from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
+    from musaport.whereis.render import render_text, to_json
+    from musaport.whereis.search import whereis
 
-    if not (out / TREE).is_dir():
-        fail(f"{out / TREE}: no ported tree here; run 'musaport run --out {out}' first or pass --out")
+    out_dir = OutDir(out)
+    if not out_dir.tree.is_dir():
+        fail(f"{out_dir.tree}: no ported tree here; run 'musaport run --out {out}' first or pass --out")
     try:
         parsed = parse_symbol(symbol, demangle(symbol))
     except SymbolError as exc:
         fail(str(exc))
-    answer = whereis(parsed, out, pytorch_src, cmake_list)
+    answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
 
@@ -333,12 +353,13 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     """The CUDA → MUSA diff of OP's files, each changed line with its rule ids, then its registration."""
     import json
 
-    from .diffview_render import render_plain, render_rich, render_stat, to_json
-    from .opdiff import UnknownOperator, default_source, op_diff
+    from musaport.diff.operator import UnknownOperator, default_source, op_diff
+    from musaport.diff.render import render_plain, render_rich, render_stat, to_json
 
-    source = pytorch_src or default_source(out, default_fixture_tree())
+    out_dir = OutDir(out)
+    source = pytorch_src or default_source(out_dir, default_fixture_tree())
     try:
-        diff = op_diff(op, source, out, _ruleset(rules, packs), context)
+        diff = op_diff(op, source, out_dir, _ruleset(rules, packs), context)
     except (UnknownOperator, LoadError) as exc:
         fail(str(exc))
     if as_json:

@@ -12,11 +12,9 @@ from typing import Any
 
 import yaml
 
+from musaport.errors import LoadError
+
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class LoadError(Exception):
-    """A data file that cannot be used; the message names file and line."""
 
 
 class _LineLoader(_Base):  # type: ignore[misc, valid-type]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_TREE, musaport
-from musaport.check import Finding, Snapshot, compare
+from musaport.check.compare import Snapshot, compare
 
 FORMATS = ["--format", "text", "--format", "md", "--format", "json", "--format", "sarif", "--format", "junit"]
 

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_TREE, musaport, tree_digest
-from musaport import concurrency
+from musaport.port import concurrency
 from musaport.resources import default_layout, default_packs
-from musaport.run import Options, load_config, run
+from musaport.ops.generate import OperatorFiles
+from musaport.port.run import Options, load_config, run
 
 TREE = "generated_cuda_compatible"
 
@@ -120,7 +121,7 @@ def test_bad_input_is_one_line_and_nonzero(src: Path, tmp_path: Path, args: list
 
 def test_unreadable_file_fails_the_run_and_keeps_the_old_output(src: Path, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "out"
-    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1)
+    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
     assert run(opts, load_config(opts)).return_code == 0
     before = tree_digest(out / TREE)
     target = src / "aten/src/ATen/native/cuda/AbsKernel.cu"
@@ -143,7 +144,7 @@ def test_unreadable_file_fails_the_run_and_keeps_the_old_output(src: Path, tmp_p
 
 def test_interrupted_run_leaves_the_previous_output(src: Path, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "out"
-    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1)
+    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
     assert run(opts, load_config(opts)).return_code == 0
     before = tree_digest(out / TREE)
     for f in (src / "aten/src/ATen/native/cuda").iterdir():
@@ -169,7 +170,7 @@ def test_output_is_identical_for_any_jobs(src: Path, tmp_path: Path, monkeypatch
     reports = []
     for jobs in (1, 2):
         out = tmp_path / f"out{jobs}"
-        opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=jobs)
+        opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=jobs, generation=OperatorFiles())
         assert run(opts, load_config(opts)).return_code == 0
         reports.append(tree_digest(out / TREE))
     strip = [{k: v[1] for k, v in r.items()} for r in reports]

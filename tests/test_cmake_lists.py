@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import musaport
-from musaport.cmake_lists import group_variable, source_group
+from musaport.ops.emit_cmake import group_variable, source_group
 
 TREE = "generated_cuda_compatible"
 VARIABLES = ("MUSAPORT_MU_SOURCES", "MUSAPORT_CPP_SOURCES", "MUSAPORT_REGISTRATION_SOURCES", "MUSAPORT_INCLUDE_DIRS")

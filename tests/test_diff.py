@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_TREE, musaport
-from musaport.diffview import DiffLine, file_diff, final_ranges, unified
+from musaport.diff.files import DiffLine, file_diff, final_ranges, unified
 from musaport.resources import default_packs
-from musaport.rules import load_packs
+from musaport.rewrite.rules import load_packs
 
 RULES = load_packs(default_packs())
 SNIPPET = b"""#include <cuda_runtime.h>
@@ -126,9 +126,9 @@ def test_diff_abs_and_tril_on_pytorch_260(ported_260: Path, pytorch_260: Path) -
 
 
 def test_stat_of_an_operator_without_ported_files_gives_its_reason() -> None:
-    from musaport.diffview_render import render_stat
-    from musaport.opdiff import OpDiff
-    from musaport.operators import Operator
+    from musaport.diff.render import render_stat
+    from musaport.diff.operator import OpDiff
+    from musaport.ops.model import Operator
 
     op = Operator("cudnn_foo", "cudnn_foo(Tensor self) -> Tensor", 1, "not-portable", "cudnn_foo", (), (),
                   reason="cudnn_foo calls cudnnFoo (cuDNN: no MUSA counterpart)")

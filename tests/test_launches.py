@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from musaport.launches import LaunchError, rewrite_launches
-from musaport.parser import parse
+from musaport.cpp.launches import LaunchError, rewrite_launches
+from musaport.cpp.parser import parse
 
 
 @pytest.mark.parametrize(

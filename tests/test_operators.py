@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_TREE
-from musaport.operators import KINDS, OperatorModel, operator_model, registration_source
-from musaport.operators_scan import definitions, pasted_regex, pasted_with
-from musaport.operators_yaml import cuda_operators
+from musaport.ops.emit_registration import registration_source
+from musaport.ops.model import KINDS, OperatorModel, operator_model
+from musaport.outdir import OutDir
+from musaport.ops.scan import definitions, pasted_regex, pasted_with
+from musaport.ops.records import cuda_operators
 
 TREE = "generated_cuda_compatible"
 
@@ -86,7 +88,7 @@ def _tiny_tree(root: Path, body: str) -> Path:
 ])
 def test_stub_links_come_from_code_only(tmp_path: Path, body: str, kind: str) -> None:
     tree = _tiny_tree(tmp_path / "tree", body)
-    model = operator_model(tree, tmp_path / "out", ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
+    model = operator_model(tree, OutDir(tmp_path / "out"), ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
     op = model.operators["foo.out"]
     assert op.kind == kind, op.reason
     assert (op.stubs, op.files) == ((("foo_stub",), ("aten/src/ATen/native/cuda/FooKernel.cu",))
@@ -97,7 +99,7 @@ def test_stub_links_come_from_code_only(tmp_path: Path, body: str, kind: str) ->
 
 @pytest.fixture(scope="module")
 def fixture_model(tmp_path_factory: pytest.TempPathFactory) -> OperatorModel:
-    return operator_model(FIXTURE_TREE, tmp_path_factory.mktemp("fixture-model"))
+    return operator_model(FIXTURE_TREE, OutDir(tmp_path_factory.mktemp("fixture-model")))
 
 
 @pytest.mark.parametrize(("name", "kind", "kernel", "stubs", "file"), [
@@ -149,7 +151,7 @@ def test_delegates_follow_their_out_variant(fixture_model: OperatorModel) -> Non
 @pytest.fixture(scope="module")
 def model_260(pytorch_260: Path, ported_260: Path) -> OperatorModel:
     """The model of the 2.6.0 port (its torchgen records and scan are cached by the run)."""
-    return operator_model(pytorch_260, ported_260)
+    return operator_model(pytorch_260, OutDir(ported_260))
 
 
 def test_abs_out_goes_through_abs_stub(model_260: OperatorModel) -> None:
@@ -195,7 +197,7 @@ def test_a_torchgen_that_fails_falls_back_to_plain_yaml(tmp_path: Path) -> None:
     tree = _tiny_tree(tmp_path / "tree", "  foo_stub(kCUDA, iter); return out;")
     (tree / "torchgen").mkdir()
     (tree / "torchgen/__init__.py").write_text("raise ImportError('a torchgen from the future')\n")
-    model = operator_model(tree, tmp_path / "out", ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
+    model = operator_model(tree, OutDir(tmp_path / "out"), ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
     assert model.origin == "yaml"
     assert "torchgen failed" in model.note and "a torchgen from the future" in model.note
     assert model.operators["foo.out"].kind == "stub"

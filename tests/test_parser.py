@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from musaport.parser import parse
-from musaport.structure import structure
+from musaport.cpp.parser import parse
+from musaport.cpp.structure import structure
 
 SOURCE = b"""#include <cuda_runtime.h> // runtime
 #include "foo.cuh"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from musaport.port import PROVENANCE, port_bytes
+from musaport.port.file import PROVENANCE, port_bytes
 from musaport.resources import default_packs, vocabulary_file
-from musaport.rules import load_packs
+from musaport.rewrite.rules import load_packs
 
 RULES = load_packs(default_packs())
 VOCAB = frozenset(ln for ln in vocabulary_file().read_text().splitlines() if ln and not ln.startswith("#"))

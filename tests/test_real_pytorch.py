@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from conftest import musaport, tree_digest
-from musaport.parser import CODE, masked, parse
+from musaport.cpp.parser import CODE, masked, parse
 
 TREE = "generated_cuda_compatible"
 FORBIDDEN = re.compile(r"\b(?:cudaStream_t|cudaMalloc|cudaGetLastError)\b")

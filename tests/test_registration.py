@@ -11,13 +11,15 @@ import pytest
 import yaml
 
 from conftest import CACHE, FIXTURE_TREE, musaport, tree_digest
-from musaport.buildenv import aten_ops_headers, config_headers
-from musaport.exclusions import Exclusion, rule_for
-from musaport.operators import operator_model, registration_source
-from musaport.parser import parse
-from musaport.registration import wrapper_name
+from musaport.validate.buildenv import aten_ops_headers, config_headers
+from musaport.ops.exclusions import Exclusion, rule_for
+from musaport.ops.emit_registration import registration_source
+from musaport.ops.model import operator_model
+from musaport.outdir import OutDir
+from musaport.cpp.parser import parse
+from musaport.ops.emit_registration import wrapper_name
 from musaport.resources import shim_include
-from musaport.rewrite import rewrite
+from musaport.rewrite.apply import rewrite
 
 TREE = "generated_cuda_compatible"
 REGISTER = "aten/src/ATen/RegisterMUSA.cpp"
@@ -88,7 +90,7 @@ def test_tril_variants_derive_from_the_structured_class(ported_260: Path, varian
 
 def test_functions_yaml_lists_every_operator_once(ported_260: Path, pytorch_260: Path) -> None:
     doc = yaml.safe_load((ported_260 / TREE / "musa_functions.yaml").read_text())
-    model = operator_model(pytorch_260, ported_260)
+    model = operator_model(pytorch_260, OutDir(ported_260))
     registered = {e["name"]: e for e in doc["registered"]}
     left = {e["name"]: e for e in doc["not_registered"]}
     assert not registered.keys() & left.keys()
@@ -115,7 +117,7 @@ def include_flags(pytorch_260: Path, ported_260: Path) -> list[str]:
 
 def test_abs_and_tril_stubs_pass_a_syntax_check(pytorch_260: Path, ported_260: Path, include_flags: list[str],
                                                 tmp_path: Path) -> None:
-    model = operator_model(pytorch_260, ported_260)
+    model = operator_model(pytorch_260, OutDir(ported_260))
     names = [op.name for query in ("abs", "tril") for op in model.resolve(query)]
     assert names == ["abs.out", "tril", "tril.out", "tril_"]
     source = tmp_path / "RegisterMUSA_abs_tril.cpp"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from musaport.parser import parse
+from musaport.cpp.parser import parse
 from musaport.resources import data_dir, default_packs
-from musaport.rewrite import rewrite
-from musaport.rules import Rule, RuleSet, load_packs
+from musaport.rewrite.apply import rewrite
+from musaport.rewrite.rules import Rule, RuleSet, load_packs
 
 OPTIONAL = sorted((data_dir("rules") / "optional").glob("*.yaml"))
 DEFAULT = load_packs(default_packs())

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from musaport.layout import load_layout
-from musaport.needles import needles
-from musaport.rules import load_packs
-from musaport.yamlload import LoadError
+from musaport.port.layout import load_layout
+from musaport.rewrite.needles import needles
+from musaport.rewrite.rules import load_packs
+from musaport.errors import LoadError
 
 GOOD_RULE = """  - id: ok
     why: fine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from musaport.transforms import rename_dirs, rename_path, systematic
+from musaport.rewrite.transforms import rename_dirs, rename_path, systematic
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, musaport
-from musaport.cpu_link import alias_flags
-from musaport.validate_run import fixture_kernels
+from musaport.validate.cpu_link import alias_flags
+from musaport.validate.kernels import fixture_kernels
 
 KERNELS = sorted(p.stem for p in (ROOT / "fixtures" / "kernels").glob("*.cu"))
 needs_clang = pytest.mark.skipif(shutil.which("clang++-16") is None,

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_TREE, musaport
-from musaport.cppscope import occurrences
-from musaport.parser import parse
-from musaport.symbols import SymbolError, demangle, parse_symbol
-from musaport.whereis import Place, cmake_variables, conclude, matches, search, variable_of
+from musaport.cpp.scope import occurrences
+from musaport.cpp.parser import parse
+from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
+from musaport.whereis.search import Place, cmake_variables, conclude, matches, search, variable_of
 
 FAQ = "_ZN2at4musa3cub28exclusive_sum_in_common_typeIiiEEvPKT_PT0_l"
 ABS_KERNEL = "_ZN2at6native15abs_kernel_cudaERNS_18TensorIteratorBaseE"

@@ -1,0 +1,100 @@
+"""Turn ``kernel<<<grid, block, shmem, stream>>>(args)`` into a plain call.
+
+g++ cannot parse triple-chevron launches, so the CPU run mode of
+``musaport validate`` rewrites each launch the parser found into a call to
+the shim's CPU runtime::
+
+    k<T><<<g, b, s, st>>>(x, n);
+    musaport_launch(g, b, s, st, [&]() { k<T>(x, n); });
+
+Missing shared-memory and stream arguments become 0.  Only code context is
+considered, so a ``<<<`` in a string or comment stays as it is.
+"""
+
+from __future__ import annotations
+
+from musaport.cpp.parser import CODE, Parsed, masked
+from musaport.cpp.structure import callee_start
+
+_CODE = frozenset({CODE})
+
+
+class LaunchError(ValueError):
+    """A launch whose arguments could not be delimited (reported with its line)."""
+
+
+def rewrite_launches(parsed: Parsed) -> str:
+    """The text with every ``<<<...>>>(...)`` launch turned into a runtime call."""
+    text = parsed.text
+    code = masked(text, parsed.spans, _CODE)
+    pieces: list[str] = []
+    pos = 0
+    for start, config_end, call_end, callee in _launches(code):
+        config = _split_args(text[start + 3 : config_end - 3])
+        if not 2 <= len(config) <= 4:
+            raise LaunchError(f"line {text.count(chr(10), 0, start) + 1}: launch needs 2 to 4 configuration arguments")
+        config += ["0"] * (4 - len(config))
+        args = text[config_end:call_end]
+        head = start - len(callee)
+        pieces.append(text[pos:head])
+        pieces.append(f"musaport_launch({', '.join(config)}, [&]() {{ {text[head:start].strip()}{args}; }})")
+        pos = call_end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _launches(code: str) -> list[tuple[int, int, int, str]]:
+    """(start of <<<, end of >>>, end of the call's ')', callee text incl. spacing)."""
+    found = []
+    search = 0
+    while (start := code.find("<<<", search)) != -1:
+        config_end = code.find(">>>", start)
+        if config_end == -1:
+            raise LaunchError(f"line {code.count(chr(10), 0, start) + 1}: '<<<' without '>>>'")
+        config_end += 3
+        paren = config_end
+        while paren < len(code) and code[paren].isspace():
+            paren += 1
+        if paren >= len(code) or code[paren] != "(":
+            raise LaunchError(f"line {code.count(chr(10), 0, start) + 1}: launch without an argument list")
+        call_end = _matching(code, paren) + 1
+        found.append((start, config_end, call_end, _callee(code, start)))
+        search = call_end
+    return found
+
+
+def _callee(code: str, start: int) -> str:
+    """The kernel expression before ``<<<`` (name, scope and template arguments)."""
+    return code[callee_start(code, start) : start]
+
+
+def _matching(code: str, open_at: int) -> int:
+    """Index of the bracket closing the one at ``open_at``."""
+    depth = 0
+    for i in range(open_at, len(code)):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise LaunchError(f"line {code.count(chr(10), 0, open_at) + 1}: unbalanced launch arguments")
+
+
+def _split_args(config: str) -> list[str]:
+    """Split on top-level commas (not inside (), [], {} or template <>)."""
+    parts, depth, current = [], 0, []
+    for ch in config:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current).strip())
+    return parts

@@ -1,0 +1,68 @@
+"""``musaport diff OP``: an operator's CUDA files against their MUSA port.
+
+Resolves the operator with the operator model (schemas, kernel, stubs and
+the files that define and register them), diffs those files with
+``diffview`` and adds the registration code generated for the operators.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from musaport.diff.files import FileDiff, diff_files
+from musaport.ops.emit_registration import registration_source
+from musaport.ops.model import Operator, operator_model
+from musaport.outdir import OutDir
+from musaport.rewrite.rules import RuleSet
+
+REGISTRABLE = ("stub", "structured", "cuda-function")
+
+
+class UnknownOperator(Exception):
+    """No operator with a CUDA kernel matches the query; carries close names."""
+
+    def __init__(self, query: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"no operator '{query}' with a CUDA kernel{hint}")
+        self.suggestions = suggestions
+
+
+@dataclass(frozen=True)
+class OpDiff:
+    """What ``musaport diff`` shows for one query."""
+
+    query: str
+    source: str
+    operators: tuple[Operator, ...]
+    files: tuple[FileDiff, ...]
+    registration: str
+    note: str = ""  # why there is no registration code, when there is none
+
+
+def default_source(out: OutDir, fallback: Path) -> Path:
+    """The tree OUT was ported from (its report says), else ``fallback``."""
+    source = out.source()
+    return source if source is not None and source.is_dir() else fallback
+
+
+def op_diff(query: str, source: Path, out: OutDir, rules: RuleSet, context: int = 3) -> OpDiff:
+    """Resolve ``query`` and diff every file its operators are defined or registered in."""
+    model = operator_model(source, out)
+    ops = model.resolve(query)
+    if not ops:
+        raise UnknownOperator(query, model.suggestions(query))
+    files = sorted({f for op in ops for f in op.files})
+    diffs = diff_files(source, out, files, rules, context)
+    names = [op.name for op in ops if op.kind in REGISTRABLE and op.name in model.wrappers]
+    registration = registration_source(model, names) if names else ""
+    note = "" if names else _no_registration(ops, model.note)
+    return OpDiff(query, str(source), tuple(ops), tuple(diffs), registration, note)
+
+
+def _no_registration(ops: list[Operator], model_note: str) -> str:
+    """Why no registration code is shown: the model had no C++ signatures, or no op is registrable."""
+    if model_note:
+        return model_note
+    kinds = ", ".join(sorted({op.kind for op in ops}))
+    return f"no registrable operator: {kinds} (the reasons are above)"

@@ -1,0 +1,45 @@
+"""musaport_sources.cmake: the ported tree's source lists, for a backend's CMake build.
+
+The manual's FAQ case (an undefined symbol after porting) is fixed by adding
+the right ``.mu`` to the backend's source list; generating the lists from the
+run makes that list complete and keeps it in step with every PyTorch bump.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Iterable
+
+from musaport.outdir import CMAKE_FILE
+from musaport.templates import render_template
+
+INCLUDE_DIRS = ("", "aten/src")
+
+
+def source_group(out: str) -> str:
+    """The ported folder a file belongs to: its path up to the first ``musa`` folder, else its folder."""
+    parts = PurePosixPath(out).parts[:-1]
+    for i, part in enumerate(parts):
+        if part == "musa":
+            return "/".join(parts[: i + 1])
+    return "/".join(parts) or "."
+
+
+def group_variable(folder: str) -> str:
+    """``aten/src/ATen/native/musa`` → ``MUSAPORT_SOURCES_ATEN_SRC_ATEN_NATIVE_MUSA``."""
+    return "MUSAPORT_SOURCES_" + re.sub(r"\W+", "_", folder).strip("_").upper()
+
+
+def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: str) -> str:
+    """The CMake text for the ported ``outputs`` (tree-relative) and the generated registration files."""
+    outs = sorted(set(outputs))
+    mu = [o for o in outs if o.endswith(".mu")]
+    cpp = [o for o in outs if o.endswith(".cpp")]
+    groups: dict[str, list[str]] = {}
+    for o in mu + cpp:
+        groups.setdefault(source_group(o), []).append(o)
+    rows = [{"var": group_variable(folder), "folder": folder, "files": sorted(files)}
+            for folder, files in sorted(groups.items())]
+    return render_template(CMAKE_FILE + ".j2", header=header.replace("//", "#", 1), mu=mu, cpp=cpp,
+                           registration=sorted(registration), include_dirs=INCLUDE_DIRS, groups=rows)

@@ -1,0 +1,117 @@
+"""RegisterMUSA.cpp and musa_functions.yaml: the operator model, emitted.
+
+The C++ lives in ``templates/RegisterMUSA.cpp.j2`` (and the structured
+wrapper it includes); this module only turns each operator into the plain
+values those templates need: wrapper names, class names, the calls torchgen
+translated, and the result each variant returns.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Iterable
+
+from musaport import __version__
+from musaport.ops.model import Operator, OperatorModel
+from musaport.outdir import REGISTRATION
+from musaport.templates import render_template
+
+NATIVE_ROOT = "aten/src/ATen/native/"
+
+
+def header(what: str) -> str:
+    """The first line of every generated file: tool version and what it was made from."""
+    return f"// musaport {__version__}: generated from {what}"
+
+
+def wrapper_name(name: str) -> str:
+    """``abs.out`` → ``wrapper_MUSA_abs__out`` (``__`` marks the overload, so no two names meet)."""
+    base, _, overload = name.partition(".")
+    return f"wrapper_MUSA_{base}__{overload}" if overload else f"wrapper_MUSA_{base}"
+
+
+def op_vars(op: Operator, wrapper: dict) -> dict:
+    """Everything the templates print for one operator."""
+    values = {"name": op.name, "kind": op.kind, "stubs": op.stubs, "files": op.files,
+              "wrapper": wrapper_name(op.name), **wrapper}
+    if wrapper["structured"]:
+        values["class_name"] = f"musa_{wrapper['parent'].rsplit('::', 1)[-1]}_{wrapper['variant']}"
+    return values
+
+
+def _helpers(ops: list[dict]) -> set[str]:
+    """The static helpers the structured variants in ``ops`` call."""
+    variants = {o["variant"] for o in ops if o["structured"]}
+    used = {"create"} if "functional" in variants else set()
+    used |= {"resize"} if "out" in variants else set()
+    used |= {"inplace"} if "inplace" in variants else set()
+    return used | ({"proxy"} if variants & {"out", "inplace"} else set())
+
+
+def render_registration(model: OperatorModel, ops: Iterable[Operator], what: str = "native_functions.yaml") -> str:
+    """One RegisterMUSA.cpp for ``ops`` (in yaml order)."""
+    chosen = sorted(ops, key=lambda op: (op.line, op.name))
+    values = [op_vars(op, model.wrappers[op.name]) for op in chosen]
+    roots = sorted({model.wrappers[op.name]["root"] for op in chosen})
+    return render_template("RegisterMUSA.cpp.j2", header=header(what), ops=values, roots=roots,
+                           helpers=_helpers(values))
+
+
+def split_name(op: Operator) -> str:
+    """The per-source registration file of ``op``: named after the first file that defines it."""
+    home = op.files[0] if op.files else "misc"
+    rel = home[len(NATIVE_ROOT):] if home.startswith(NATIVE_ROOT) else home
+    stem = str(PurePosixPath(rel).with_suffix("")).replace("/", "_")
+    return f"aten/src/ATen/RegisterMUSA_{stem}.cpp"
+
+
+def registration_of(op: Operator, split: bool) -> str:
+    """The generated file that registers ``op``."""
+    return split_name(op) if split else REGISTRATION
+
+
+def registration_files(model: OperatorModel, ops: list[Operator], split: bool, what: str) -> dict[str, str]:
+    """Tree-relative path → text: one file, or one per defining source with ``split``."""
+    if not ops:
+        return {}
+    if not split:
+        return {REGISTRATION: render_registration(model, ops, what)}
+    groups: dict[str, list[Operator]] = {}
+    for op in ops:
+        groups.setdefault(split_name(op), []).append(op)
+    return {rel: render_registration(model, group, what) for rel, group in sorted(groups.items())}
+
+
+def functions_yaml(model: OperatorModel, registered: dict[str, str], excluded: dict[str, list[str]],
+                   what: str) -> str:
+    """musa_functions.yaml: what was registered and how, what was not and why."""
+    q = json.dumps
+    done = [_entry(op, q) | {"registration": q(registered[op.name])}
+            for op in sorted(model.operators.values(), key=lambda o: (o.line, o.name)) if op.name in registered]
+    left = [_entry(op, q) | {"reason": q(op.reason or _why_not(op, model))}
+            for op in sorted(model.operators.values(), key=lambda o: (o.line, o.name)) if op.name not in registered]
+    stubs = [{"stub": q(s), "files": [q(f) for f in files]} for s, files in sorted(excluded.items())]
+    return render_template("musa_functions.yaml.j2", header=header(what).replace("//", "#", 1),
+                           origin=model.origin, note=q(model.note), registered=done, left=left, excluded=stubs)
+
+
+def _entry(op: Operator, q) -> dict:
+    return {"name": q(op.name), "kind": op.kind, "kernel": q(op.kernel), "line": op.line,
+            "delegate": q(op.delegate), "stubs": [q(s) for s in op.stubs], "files": [q(f) for f in op.files]}
+
+
+def _why_not(op: Operator, model: OperatorModel) -> str:
+    if op.name not in model.wrappers:
+        return "no C++ signature (operators read from plain YAML: see note)" if model.origin == "yaml" \
+            else "manual registration"
+    return "not selected (--ops / --exclude-ops)"
+
+
+def registration_source(model: OperatorModel, names: Iterable[str]) -> str:
+    """The RegisterMUSA.cpp text registering ``names`` (each must have a C++ signature)."""
+    names = list(names)
+    missing = [n for n in names if n not in model.operators or n not in model.wrappers]
+    if missing:
+        raise ValueError(f"cannot register {', '.join(missing)}: unknown, or no C++ signature ({model.origin})")
+    return render_registration(model, [model.operators[n] for n in names])

@@ -1,0 +1,136 @@
+"""The generation step of ``musaport run``: files made beside the ported sources.
+
+:class:`OperatorFiles` implements the port's ``GenerationStep`` hook: called
+once per run with every file's result, it returns tree-relative paths and
+their bytes, which the run stages and commits with the ported files:
+RegisterMUSA.cpp (or one per source with ``split``), musa_functions.yaml and
+musaport_sources.cmake.  Everything here is a function of the source tree,
+the results and the options, so a second run produces the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from musaport.errors import LoadError
+from musaport.ops.emit_cmake import sources_cmake
+from musaport.ops.emit_registration import functions_yaml, header, registration_files, registration_of
+from musaport.ops.exclusions import Exclusion, rule_for, rule_id
+from musaport.ops.model import Operator, OperatorModel, inputs, operator_model, resolve_names, suggest_names
+from musaport.ops.records import NATIVE_FUNCTIONS, load_records, start_records
+from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, OutDir
+from musaport.port.file import FileResult
+from musaport.rewrite.rules import Rule
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    """What the user asked to generate (operator selection, one file per source, stubs left to the backend)."""
+
+    ops: tuple[str, ...] = ()
+    exclude_ops: tuple[str, ...] = ()
+    split: bool = False
+    extra: dict = field(default_factory=dict)
+    exclude_stubs: tuple[Exclusion, ...] = ()
+    registration: bool = True  # False: no operator model (the tree's torchgen is not run)
+
+
+@dataclass(frozen=True)
+class OperatorFiles:
+    """The run's generation step: registration stubs, musa_functions.yaml, CMake lists."""
+
+    options: GenerateOptions = GenerateOptions()
+
+    def extra_rules(self) -> list[Rule]:
+        """One removal rule per excluded stub, applied after the packs."""
+        unique = {e.stub: e for e in self.options.exclude_stubs}
+        return [rule_for(e) for _, e in sorted(unique.items())]
+
+    def describe(self, source: Path) -> str:
+        return f"{self.options!r}\0{inputs_digest(source)}"
+
+    def prepare(self, source: Path, out: OutDir) -> None:
+        check_selection(source, out, self.options)
+
+    def files(self, source: Path, results: list[FileResult], out: OutDir) -> dict[str, bytes]:
+        return generated_files(source, results, self.options, out)
+
+
+def generated_files(source: Path, results: list[FileResult], options: GenerateOptions,
+                    out: OutDir | None = None) -> dict[str, bytes]:
+    """Generated outputs by tree-relative path; ``out`` holds the operator model's cache."""
+    ok = [r for r in results if r.status != "failed"]
+    what = _yaml_label(source)
+    files: dict[str, str] = {}
+    if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
+        model = operator_model(source, out, [r.src for r in ok])
+        chosen = select(model, options)
+        files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
+        registered = {op.name: registration_of(op, options.split) for op in chosen if files}
+        files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(ok, options), what)
+    files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],
+                                      header(f"the port of {source.name}"))
+    return {rel: text.encode() for rel, text in sorted(files.items())}
+
+
+def _yaml_label(source: Path) -> str:
+    path = source / NATIVE_FUNCTIONS
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else "missing"
+    return f"{NATIVE_FUNCTIONS} (sha256 {digest})"
+
+
+def _excluded(results: list[FileResult], options: GenerateOptions) -> dict[str, list[str]]:
+    """Excluded stub → the source files whose registration of it the port removed (its findings)."""
+    return {e.stub: sorted({r.src for r in results for f in r.findings if f.rule == rule_id(e.stub)})
+            for e in options.exclude_stubs}
+
+
+def select(model: OperatorModel, options: GenerateOptions) -> list[Operator]:
+    """The registrable operators ``--ops`` picks (all by default) minus ``--exclude-ops``."""
+    wanted = _names(model.operators, options.ops, "--ops") if options.ops else None
+    dropped = _names(model.operators, options.exclude_ops, "--exclude-ops")
+    return [op for op in model.registrable()
+            if (wanted is None or op.name in wanted) and op.name not in dropped]
+
+
+def check_selection(source: Path, out: OutDir, options: GenerateOptions) -> None:
+    """Start torchgen in the background; fail before porting when ``--ops``/``--exclude-ops``
+    name an unknown operator."""
+    if not options.registration:
+        return
+    start_records(source, out.state)
+    if not (options.ops or options.exclude_ops):
+        return
+    out.state.mkdir(parents=True, exist_ok=True)
+    names = {r["name"] for r in load_records(source, out.state).items}
+    _names(names, options.ops, "--ops")
+    _names(names, options.exclude_ops, "--exclude-ops")
+
+
+def _names(known: Iterable[str], queries: Iterable[str], option: str) -> set[str]:
+    """Every operator the queries select; an unknown one is an error with suggestions."""
+    known = list(known)
+    chosen: set[str] = set()
+    for query in queries:
+        hits = resolve_names(known, query)
+        if not hits:
+            close = suggest_names(known, query)
+            hint = f"; did you mean: {', '.join(close)}?" if close else ""
+            raise LoadError(f"{option}: no operator '{query}' with a CUDA kernel in {NATIVE_FUNCTIONS}{hint}")
+        chosen.update(hits)
+    return chosen
+
+
+def inputs_digest(source: Path) -> str:
+    """Size and mtime of the files outside the port that the generated files depend on."""
+    h = hashlib.sha256()
+    for path in inputs(source):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()

@@ -1,0 +1,175 @@
+"""The CUDA operators of a tree, read by the tree's own torchgen (in a child process).
+
+torchgen knows every rule of native_functions.yaml for its release (structured
+groups, ufunc kernels, C++ signatures), so it runs in a child with the tree
+on ``sys.path``: no torch install is needed and the tool's process never
+imports another release's modules.  The result is cached under ``--out/.musaport``
+by the digest of the yaml files, so it runs once per release.  A tree without
+``torchgen/`` (the bundled fixture) falls back to the plain YAML, which gives
+names, kernels and structure but no C++ signatures, so no registration code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from musaport import jsoncache
+from musaport.errors import LoadError
+from musaport.yamlload import load_yaml
+
+NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
+TAGS = "aten/src/ATen/native/tags.yaml"
+CHILD = Path(__file__).with_name("torchgen_child.py")
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Records:
+    """Per-function records (dicts, as the child wrote them) and where they came from."""
+
+    items: tuple[dict, ...]
+    origin: str  # "torchgen" | "yaml"
+    note: str = ""
+
+
+def yaml_digest(source: Path) -> str:
+    """Digest of what the operator list depends on: the two yaml files and the loader."""
+    h = hashlib.sha256(f"{FORMAT}\0{CHILD.read_bytes().hex()}\0".encode())
+    for rel in (NATIVE_FUNCTIONS, TAGS):
+        path = source / rel
+        h.update(path.read_bytes() if path.is_file() else b"")
+    h.update(b"torchgen" if (source / "torchgen").is_dir() else b"yaml")
+    return h.hexdigest()[:16]
+
+
+_PENDING: dict[Path, subprocess.Popen[str]] = {}
+
+
+def start_records(source: Path, state: Path) -> None:
+    """Start torchgen in the background when its records are not cached (the port runs meanwhile)."""
+    if source in _PENDING or not (source / "torchgen").is_dir() or not (source / NATIVE_FUNCTIONS).is_file():
+        return
+    if _cached(state / f"operators-{yaml_digest(source)}.json") is None:
+        _PENDING[source] = _child(source)
+
+
+def _child(source: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-I", str(CHILD), str(source.resolve())], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _cached(path: Path) -> Records | None:
+    data = jsoncache.load(path)
+    try:
+        return Records(tuple(data["items"]), data["origin"], data["note"]) if data else None
+    except (KeyError, TypeError):
+        return None
+
+
+def load_records(source: Path, state: Path) -> Records:
+    """The cached records for this yaml digest, made now if missing."""
+    if not (source / NATIVE_FUNCTIONS).is_file():
+        raise LoadError(f"{source / NATIVE_FUNCTIONS}: missing; cannot build the operator model")
+    cache = state / f"operators-{yaml_digest(source)}.json"
+    records = _cached(cache)
+    if records is not None:
+        return records
+    if (source / "torchgen").is_dir():
+        try:
+            records = _from_torchgen(source)
+        except LoadError as exc:  # a torchgen this tool cannot drive: say so, keep the model (not cached)
+            return _from_yaml(source, f"the tree's torchgen failed ({exc}); operators read from plain YAML, "
+                                      "no registration code")
+    else:
+        records = _from_yaml(source)
+    for old in state.glob("operators-*.json"):
+        old.unlink(missing_ok=True)
+    jsoncache.dump(cache, {"items": records.items, "origin": records.origin, "note": records.note})
+    return records
+
+
+def _from_torchgen(source: Path) -> Records:
+    """Run the tree's torchgen in a child; its stderr's last line is the error."""
+    child = _PENDING.pop(source, None) or _child(source)
+    stdout, stderr = child.communicate()
+    if child.returncode != 0:
+        last = (stderr.strip().splitlines() or ["no output"])[-1]
+        raise LoadError(f"{source / NATIVE_FUNCTIONS}: the tree's torchgen could not parse it: {last}")
+    return Records(tuple(json.loads(stdout)), "torchgen")
+
+
+_NO_TORCHGEN = "the tree has no torchgen/: operators read from plain YAML; no registration code (no C++ signatures)"
+
+
+def _from_yaml(source: Path, note: str = _NO_TORCHGEN) -> Records:
+    """Names, kernels and delegates from the plain YAML (no C++ signatures)."""
+    entries = native_entries(source)
+    own = {}
+    for e in entries:
+        kernel = cuda_kernel(e.get("dispatch") or {})
+        if kernel is not None:
+            own[_name(e)] = (e, kernel)
+    items = [_yaml_record(e, kernel, "") for e, kernel in own.values()]
+    for e in entries:
+        delegate = str(e.get("structured_delegate") or "")
+        if delegate in own:
+            items.append(_yaml_record(e, own[delegate][1], delegate))
+    return Records(tuple(items), "yaml", note)
+
+
+def _name(entry: dict) -> str:
+    return " ".join(str(entry["func"]).split()).split("(", 1)[0]
+
+
+def _yaml_record(entry: dict, kernel: str, delegate: str) -> dict:
+    schema = " ".join(str(entry["func"]).split())
+    name = schema.split("(", 1)[0]
+    return {"name": name, "schema": schema, "line": entry.get("__line__", 0), "kernel": kernel,
+            "root": name.split(".", 1)[0].rstrip("_") or name, "structured": bool(entry.get("structured") or delegate),
+            "delegate": delegate, "explicit": not delegate, "manual": False, "wrapper": None}
+
+
+@dataclass(frozen=True)
+class OperatorSchema:
+    """One operator overload with a CUDA kernel: its full name, schema and line (for ``check``)."""
+
+    name: str
+    schema: str
+    line: int
+    kernel: str
+
+
+def native_entries(tree: Path) -> list[dict]:
+    """The entries of the tree's native_functions.yaml, each with its ``__line__`` (empty if missing).
+
+    The one reader of the plain YAML: ``check`` compares schemas with it, and
+    a tree without torchgen gets its operator records from it.
+    """
+    path = tree / NATIVE_FUNCTIONS
+    if not path.is_file():
+        return []
+    return [e for e in load_yaml(path) or [] if isinstance(e, dict)]
+
+
+def cuda_operators(tree: Path) -> dict[str, OperatorSchema]:
+    """Operators whose ``dispatch`` names a CUDA kernel, by ``name.overload``."""
+    found = {}
+    for entry in native_entries(tree):
+        kernel = cuda_kernel(entry.get("dispatch") or {})
+        if kernel is not None:
+            schema = " ".join(str(entry["func"]).split())
+            found[_name(entry)] = OperatorSchema(_name(entry), schema, entry.get("__line__", 0), kernel)
+    return found
+
+
+def cuda_kernel(dispatch: dict) -> str | None:
+    """The kernel a dispatch table names for the CUDA key, if any."""
+    for keys, kernel in dispatch.items():
+        if keys != "__line__" and "CUDA" in (k.strip() for k in str(keys).split(",")):
+            return str(kernel)
+    return None

@@ -1,0 +1,240 @@
+"""Per-file facts the operator model links through: definitions, registrations, impls.
+
+An operator reaches the GPU along code: its kernel function is *defined* in
+some file, its body names helpers and DispatchStubs, and a ported file
+*registers* the stub.  These facts come from the code context of libclang's
+lexing (``parser.masked``), so a name in a comment or a string never makes a
+link.  Facts are cached per file by size and mtime, so a run after editing
+one file rescans that file only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from musaport.cpp.parser import CODE, masked, parse
+from musaport.cpp.structure import Structure, structure
+from musaport import jsoncache
+
+_CODE = frozenset({CODE})
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_IDENT = re.compile(r"\b[A-Za-z_]\w*")
+# Names a body can reach: any but ``std::`` ones (``std::max`` is not ``at::native::max``).
+_REACHABLE = re.compile(r"(?<![\w])(?<!std::)[A-Za-z_]\w*")
+_AFTER_PARAMS = re.compile(r"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|&)*")
+_NOT_FUNCTIONS = frozenset("if for while switch return catch sizeof decltype alignof static_assert defined "
+                           "TORCH_CHECK TORCH_INTERNAL_ASSERT AT_DISPATCH_SWITCH".split())
+_IMPL_MACROS = frozenset({"TORCH_IMPL_FUNC"})
+_MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
+_PASTED = re.compile(r"\b\w+(?:\s*##\s*\w+)+")
+_DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(\s*(?:[^;]*?,\s*)?(\w+)\s*\)")
+SCAN_VERSION = 6
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function defined in a file: its name, first line and the identifiers its body names."""
+
+    name: str
+    line: int
+    end: int
+    names: frozenset[str]
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What one file contributes to the operator model."""
+
+    path: str
+    definitions: tuple[Definition, ...]
+    structure: Structure
+    stubs: tuple[str, ...]  # DECLARE_/DEFINE_DISPATCH names
+    invocations: tuple[Definition, ...] = ()  # top-level MACRO(args): name, line, identifiers in args
+    templates: tuple[str, ...] = ()  # token-pasted names (``foreach_tensor_##OP##_cuda``)
+
+    def to_json(self) -> dict:
+        return {"definitions": _defs_json(self.definitions), "structure": self.structure.to_json(),
+                "stubs": list(self.stubs), "invocations": _defs_json(self.invocations),
+                "templates": list(self.templates)}
+
+    @classmethod
+    def from_json(cls, path: str, data: dict) -> "FileFacts":
+        return cls(path, _defs(data["definitions"]), Structure.from_json(data["structure"]), tuple(data["stubs"]),
+                   _defs(data["invocations"]), tuple(data["templates"]))
+
+
+def _defs_json(defs: tuple[Definition, ...]) -> list:
+    return [[d.name, d.line, d.end, " ".join(sorted(d.names))] for d in defs]
+
+
+def _defs(rows: list) -> tuple[Definition, ...]:
+    return tuple(Definition(n, a, b, frozenset(s.split())) for n, a, b, s in rows)
+
+
+def file_facts(path: str, data: bytes) -> FileFacts:
+    """Lex ``data`` and collect its definitions, structure facts and dispatch declarations."""
+    parsed = parse(data)
+    code = masked(parsed.text, parsed.spans, _CODE)
+    found, invocations = definitions(code)
+    return FileFacts(path, tuple(found), structure(parsed, code),
+                     tuple(m.group(1) for m in _DISPATCH_DECL.finditer(code)), tuple(invocations),
+                     tuple(sorted({'##'.join(p for p, _ in pasted_parts(m.group(0))) for m in _PASTED.finditer(code)})))
+
+
+def pasted_parts(text: str) -> list[tuple[str, bool]]:
+    """``foreach_tensor_##OP##_cuda`` → its parts, each with True when it is a macro parameter.
+
+    A pasted part that starts or ends with ``_`` is literal text; any other
+    part is taken for a macro parameter.
+    """
+    return [(p, not (p.startswith("_") or p.endswith("_"))) for p in (q.strip() for q in text.split("##"))]
+
+
+def pasted_regex(text: str) -> str:
+    """The names a pasted template can produce: ``foreach_tensor_\\w+_cuda``."""
+    return "".join(r"\w+" if param else re.escape(p) for p, param in pasted_parts(text))
+
+
+def pasted_with(text: str, arg: str) -> str:
+    """The template with every parameter replaced by ``arg`` (``func##_stub`` → ``eq_stub``)."""
+    return "".join(arg if param else p for p, param in pasted_parts(text))
+
+
+def definitions(code: str) -> tuple[list[Definition], list[Definition]]:
+    """Functions with a body, ``name(params) [const|noexcept...] {``, and top-level macro invocations.
+
+    ``TORCH_IMPL_FUNC(name)(params) {`` defines ``name``.  Scanning resumes
+    after each body, so calls inside a body are never taken for definitions.
+    A macro invocation outside any body (``CREATE_UNARY_TORCH_IMPL_FUNC(tanh_out,
+    tanh_stub)``) is kept with the identifiers of its arguments: macros define
+    kernels too.
+    """
+    found: list[Definition] = []
+    invocations: list[Definition] = []
+    pos = 0
+    lines = _LineIndex(code)
+    while (m := _CALL.search(code, pos)) is not None:
+        name, params = m.group(1), m.end() - 1
+        pos = m.end()
+        close = matching(code, params) if name not in _NOT_FUNCTIONS else -1
+        if close < 0:
+            continue
+        if _MACRO.fullmatch(name) and name not in _IMPL_MACROS and not _opens_body(code, close):
+            args = frozenset(_IDENT.findall(code, params, close))
+            invocations.append(Definition(name, lines(m.start()), lines(close), args))
+            pos = close + 1
+            continue
+        body = _body(code, name, params, close)
+        if body is not None:
+            name, brace, end = body
+            found.append(Definition(name, lines(m.start()), lines(end), frozenset(_REACHABLE.findall(code, brace, end))))
+            pos = end
+    return found, invocations
+
+
+_SECOND_PARAMS = re.compile(r"\s*\(")
+
+
+def _body(code: str, name: str, params: int, close: int) -> tuple[str, int, int] | None:
+    """The defined name and the offsets of the body's braces, when a body follows ``name(...)``."""
+    if name in _IMPL_MACROS:  # TORCH_IMPL_FUNC(name)(params) {
+        name = code[params + 1 : close].strip()
+        second = _SECOND_PARAMS.match(code, close + 1)
+        close = matching(code, second.end() - 1) if second else -1
+        if close < 0:
+            return None
+    brace = _AFTER_PARAMS.match(code, close + 1).end()
+    if brace >= len(code) or code[brace] != "{":
+        return None
+    end = matching(code, brace)
+    return (name, brace, end) if end >= 0 else None
+
+
+def _opens_body(code: str, close: int) -> bool:
+    brace = _AFTER_PARAMS.match(code, close + 1).end()
+    return brace < len(code) and code[brace] in "{("
+
+
+_BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
+
+
+def matching(code: str, start: int) -> int:
+    """Offset of the bracket closing the one at ``start`` (-1 if unbalanced)."""
+    opening = code[start]
+    depth = 0
+    for m in _BRACKETS[opening].finditer(code, start):
+        depth += 1 if m.group() == opening else -1
+        if depth == 0:
+            return m.start()
+    return -1
+
+
+class _LineIndex:
+    """Line numbers of offsets, counted incrementally (offsets only grow)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.line = text, 0, 1
+
+    def __call__(self, offset: int) -> int:
+        if offset < self.pos:
+            return self.text.count("\n", 0, offset) + 1
+        self.line += self.text.count("\n", self.pos, offset)
+        self.pos = offset
+        return self.line
+
+
+CACHE_NAME = "operator-scan.json"
+
+
+def scan(source: Path, paths: Iterable[str], state: Path) -> dict[str, FileFacts]:
+    """Facts of every path (tree-relative), reusing the cache for files whose size and mtime held."""
+    cache_file = state / CACHE_NAME
+    old = _load(cache_file)
+    fresh: dict[str, dict] = {}
+    todo: list[tuple[str, list[int]]] = []
+    for rel in sorted(set(paths)):
+        try:
+            st = (source / rel).stat()
+        except OSError:
+            continue
+        stamp = [st.st_size, st.st_mtime_ns]
+        entry = old.get(rel)
+        if entry is not None and entry["stamp"] == stamp:
+            fresh[rel] = entry
+        else:
+            todo.append((rel, stamp))
+    for (rel, stamp), facts in zip(todo, _facts_of(source, [rel for rel, _ in todo])):
+        fresh[rel] = {"stamp": stamp, "facts": facts}
+    fresh = dict(sorted(fresh.items()))
+    if fresh != old:
+        jsoncache.dump(cache_file, {"version": SCAN_VERSION, "files": fresh})
+    return {rel: FileFacts.from_json(rel, e["facts"]) for rel, e in fresh.items()}
+
+
+def _facts_of(source: Path, rels: list[str]) -> list[dict]:
+    """Facts as JSON for ``rels``, in worker processes when there are many (a cold scan)."""
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if len(rels) < _PARALLEL_FROM or jobs < 2:
+        return [_one(source, rel) for rel in rels]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(_one, [source] * len(rels), rels, chunksize=16))
+
+
+_PARALLEL_FROM = 64
+
+
+def _one(source: Path, rel: str) -> dict:
+    return file_facts(rel, (source / rel).read_bytes()).to_json()
+
+
+def _load(path: Path) -> dict[str, dict]:
+    """The cached facts; a missing, corrupt or older cache is an empty one."""
+    data = jsoncache.load(path, version=SCAN_VERSION)
+    files = data.get("files") if data else None
+    return files if isinstance(files, dict) else {}

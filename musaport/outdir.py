@@ -1,0 +1,112 @@
+"""The output folder (``--out``): every path and file name under it, in one place.
+
+Each command that reads or writes ``--out`` asks an :class:`OutDir` instead of
+spelling names itself, so the layout of the output has one owner:
+
+- ``generated_cuda_compatible/``: the ported tree, plus the generated
+  ``musa_functions.yaml``, ``musaport_sources.cmake`` and registration files;
+- ``porting_report.json`` / ``.md``: what the last run did;
+- ``.musaport/``: the tool's own state (caches, staging, validate's work).
+
+Writes go through :func:`write_atomic`, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from musaport.errors import LoadError
+
+TREE = "generated_cuda_compatible"
+STATE_DIR = ".musaport"
+REPORT_JSON = "porting_report.json"
+REPORT_MD = "porting_report.md"
+FUNCTIONS_YAML = "musa_functions.yaml"
+CMAKE_FILE = "musaport_sources.cmake"
+REGISTRATION = "aten/src/ATen/RegisterMUSA.cpp"
+
+
+class OutDir:
+    """Paths under one ``--out``, and the porting report read at most once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._report: dict[str, Any] | None = None
+
+    @property
+    def tree(self) -> Path:
+        return self.root / TREE
+
+    @property
+    def state(self) -> Path:
+        """The tool's own folder: caches, staging, validate's generated headers."""
+        return self.root / STATE_DIR
+
+    @property
+    def report_json(self) -> Path:
+        return self.root / REPORT_JSON
+
+    @property
+    def report_md(self) -> Path:
+        return self.root / REPORT_MD
+
+    def reports(self) -> tuple[Path, Path]:
+        return self.report_json, self.report_md
+
+    def state_file(self, name: str) -> Path:
+        """A file of the tool's state (``cache.json``, ``operator-scan.json``, ...)."""
+        return self.state / name
+
+    def work(self, name: str) -> Path:
+        """A work folder under the state folder (``validate``, ``validate-run``)."""
+        return self.state / name
+
+    def porting_report(self) -> dict[str, Any]:
+        """The last run's ``porting_report.json`` (empty when there is none or it is unreadable)."""
+        if self._report is None:
+            try:
+                self._report = json.loads(self.report_json.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self._report = {}
+        return self._report
+
+    def source(self) -> Path | None:
+        """The tree the port was made from, as the report names it."""
+        source = self.porting_report().get("source")
+        return Path(source) if isinstance(source, str) else None
+
+    def out_paths(self) -> dict[str, str]:
+        """Source path → ported path, from the report (empty without one)."""
+        files = self.porting_report().get("files") or {}
+        return {src: entry["out"] for src, entry in files.items() if isinstance(entry, dict) and "out" in entry}
+
+    def require_port(self) -> None:
+        """Refuse an ``--out`` that holds no port, with the command that makes one."""
+        if not self.tree.is_dir() or not self.report_json.is_file():
+            raise LoadError(f"{self.root}: no ported tree here; run 'musaport run --out {self.root}' first")
+
+
+def write_atomic(path: Path, data: bytes) -> bool:
+    """Write ``data`` unless the file already holds it; True when written.
+
+    The bytes go to a temporary sibling first and are renamed into place, so
+    a reader (or a killed run) never sees half a file; a failed write leaves
+    no temporary behind.
+    """
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return True

@@ -1,0 +1,200 @@
+"""The incremental cache: what each source was and what its port became.
+
+Keyed like black's cache: the tool version and the digests of everything
+that changes output (rule packs, layout) form one key; per file it keeps
+size, mtime and content hash of the source and the hash of the output, plus
+the outcome facts the report needs.  A corrupt or foreign cache is an empty
+cache.  Only successful ports are cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from musaport import __version__, jsoncache
+from musaport.cpp.structure import Structure
+from musaport.port.concurrency import Task
+from musaport.port.file import FileResult, failed
+from musaport.port.layout import Found, Skipped
+from musaport.rewrite.apply import Finding
+
+CACHE_NAME = "cache.json"
+
+
+class Entry:
+    """One cached file: source and output stat, output path and hash, outcome.
+
+    The outcome is decoded from JSON only when asked for: a warm run that
+    finds nothing changed never needs it, and decoding is most of its cost.
+    """
+
+    __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "_raw", "_result")
+
+    def __init__(self, size: int, mtime_ns: int, out_size: int, out_mtime_ns: int,
+                 raw: dict | None = None, result: FileResult | None = None) -> None:
+        self.size, self.mtime_ns, self.out_size, self.out_mtime_ns = size, mtime_ns, out_size, out_mtime_ns
+        self._raw, self._result = raw, result
+        source = result if result is not None else None
+        self.out = source.out if source is not None else raw["out"]  # type: ignore[index]
+        self.out_hash = source.out_hash if source is not None else raw["out_hash"]  # type: ignore[index]
+
+    @property
+    def result(self) -> FileResult:
+        if self._result is None:
+            self._result = _decode(self._raw or {})
+        return self._result
+
+    def to_json(self) -> dict:
+        return {
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "out_size": self.out_size,
+            "out_mtime_ns": self.out_mtime_ns,
+            "result": self._raw if self._result is None else _result_json(self._result),
+        }
+
+
+class Cache:
+    """The entries plus what the last run reported (to skip re-rendering it)."""
+
+    def __init__(self, entries: dict[str, Entry], digest: str = "", summary: Any = None) -> None:
+        self.entries, self.digest, self.summary = entries, digest, summary
+
+
+def cache_key(*digests: str) -> str:
+    """The key: tool version and code, plus the digest of every output-affecting input.
+
+    The code digest covers every module of the package (all subpackages), so an
+    editable install whose porting logic changes under a fixed version still
+    re-ports.
+    """
+    h = hashlib.sha256(__version__.encode())
+    for source in sorted(_PACKAGE.rglob("*.py")):
+        h.update(source.relative_to(_PACKAGE).as_posix().encode() + b"\0" + source.read_bytes())
+    for d in digests:
+        h.update(b"\0" + d.encode())
+    return h.hexdigest()
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def load(path: Path, key: str) -> Cache:
+    """The cache written with the same key; a missing, corrupt or foreign one is empty."""
+    raw = jsoncache.load(path, key=key)
+    try:
+        entries = {
+            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"])
+            for src, e in raw["files"].items()
+        } if raw else {}
+        return Cache(entries, raw.get("digest", ""), raw.get("summary")) if raw else Cache({})
+    except (KeyError, TypeError, AttributeError):
+        return Cache({})
+
+
+def _decode(r: dict) -> FileResult:
+    return FileResult(
+        src=r["src"],
+        out=r["out"],
+        status=r["status"],
+        src_hash=r["src_hash"],
+        out_hash=r["out_hash"],
+        fired=dict(r["fired"]),
+        findings=tuple(Finding(**f) for f in r["findings"]),
+        unmapped=tuple((n, ln) for n, ln in r["unmapped"]),
+        warnings=tuple(r["warnings"]),
+        structure=Structure.from_json(r["structure"]),
+    )
+
+
+def _result_json(r: FileResult) -> dict:
+    """A FileResult as JSON-ready data (hand-written: dataclasses.asdict is slow)."""
+    return {
+        "src": r.src,
+        "out": r.out,
+        "status": r.status,
+        "src_hash": r.src_hash,
+        "out_hash": r.out_hash,
+        "fired": r.fired,
+        "findings": [{"rule": f.rule, "line": f.line, "text": f.text, "message": f.message} for f in r.findings],
+        "unmapped": r.unmapped,
+        "warnings": r.warnings,
+        "structure": r.structure.to_json(),
+    }
+
+
+def dump(path: Path, key: str, cache: Cache) -> None:
+    """Write the cache atomically, and not at all when nothing in it changed."""
+    files = {src: cache.entries[src].to_json() for src in sorted(cache.entries)}
+    jsoncache.dump(path, {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files})
+
+
+@dataclass
+class Plan:
+    """What the run will do with each discovered file: reuse its cached port, or port it."""
+
+    reused: dict[str, Entry] = field(default_factory=dict)
+    tasks: list[Task] = field(default_factory=list)
+    collisions: list[FileResult] = field(default_factory=list)
+
+
+def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path) -> Plan:
+    """Reuse cached results whose source and output are as they were; port the rest."""
+    result = Plan()
+    owners: dict[str, str] = {}
+    for f in found:
+        if f.out in owners:
+            result.collisions.append(failed(f.rel, f.out, f"output {f.out} collides with the port of {owners[f.out]}"))
+            continue
+        owners[f.out] = f.rel
+        entry = entries.get(f.rel)
+        if entry and entry.out == f.out and _unchanged(entry, source / f.rel, tree / f.out):
+            result.reused[f.rel] = entry
+        else:
+            result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only))
+    return result
+
+
+def _unchanged(entry: Entry, src: Path, out: Path) -> bool:
+    """Size and mtime of source and output match the cache (no hashing needed)."""
+    try:
+        s, o = src.stat(), out.stat()
+    except OSError:
+        return False
+    return (s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns) == (
+        entry.size, entry.mtime_ns, entry.out_size, entry.out_mtime_ns)
+
+
+def entry(result: FileResult, src: Path, out: Path) -> Entry:
+    """The cache entry of a file ported this run (stat taken after the commit)."""
+    s, o = src.stat(), out.stat()
+    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, result=replace(result, data=None))
+
+
+def run_digest(key: str, inputs: str, entries: dict[str, Entry], skipped: list[Skipped]) -> str:
+    """Everything the reports and generated files depend on, in one hash.
+
+    ``inputs`` stands for what lies outside the ported files (the source path,
+    the generation step's options and inputs).
+    """
+    h = hashlib.sha256(f"{key}\0{inputs}".encode())
+    for src in sorted(entries):
+        h.update(f"\0{src}\0{entries[src].out_hash}".encode())
+    for s in skipped:
+        h.update(f"\0{s.rel}\0{s.reason}".encode())
+    return h.hexdigest()
+
+
+def nothing_changed(cached: Cache, work: Plan, digest: str, reports: tuple[Path, ...]) -> bool:
+    """True when every file was reused and the last reports still describe this run."""
+    return (
+        bool(cached.summary)
+        and not work.tasks
+        and not work.collisions
+        and len(cached.entries) == len(work.reused)
+        and cached.digest == digest
+        and all(p.is_file() for p in reports)
+    )

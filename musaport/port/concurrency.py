@@ -1,0 +1,134 @@
+"""Port many files across processes; results come back in input order.
+
+libclang and the regex engine hold the GIL, so parallelism means processes.
+Workers are forked after the rule set is loaded, so they inherit it instead
+of re-parsing YAML, and each keeps one libclang translation unit for reuse.
+Small batches run in-process: a pool costs more than it saves there.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from musaport.port.file import FileResult, copy_bytes, failed, port_bytes
+from musaport.rewrite.rules import RuleSet
+from musaport.cpp.tokens import Tokens, lex_many
+
+_MIN_PER_WORKER = 24
+_BATCH = 64
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to port: where to read it and what to call it."""
+
+    path: Path
+    src: str
+    out: str
+    copy_only: bool
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every worker needs: the rules, the vocabulary, and where outputs go.
+
+    Workers stage changed outputs themselves (``stage`` folder, mirroring
+    ``tree``), so output bytes never travel back to the parent process.
+    """
+
+    rules: RuleSet
+    vocabulary: frozenset[str]
+    tree: Path | None = None
+    stage: Path | None = None
+
+
+_CONTEXT: Context | None = None
+
+
+def run_batch(tasks: list[Task]) -> list[FileResult]:
+    """Read and port a batch of files, lexing them with one libclang reparse."""
+    assert _CONTEXT is not None
+    loaded: list[tuple[Task, bytes]] = []
+    results: dict[str, FileResult] = {}
+    for task in tasks:
+        try:
+            data = task.path.read_bytes()
+        except OSError as exc:
+            results[task.src] = failed(task.src, task.out, f"cannot read: {exc.strerror or exc}")
+            continue
+        if task.copy_only:
+            results[task.src] = copy_bytes(data, task.src, task.out)
+        else:
+            loaded.append((task, data))
+    for (task, data), tokens in zip(loaded, _lex([d for _, d in loaded])):
+        results[task.src] = _port_one(task, data, tokens)
+    return [_staged(results[t.src]) for t in tasks]
+
+
+def _staged(result: FileResult) -> FileResult:
+    """Write a changed output into the staging folder; drop the bytes from the result."""
+    assert _CONTEXT is not None
+    if _CONTEXT.stage is None or result.data is None:
+        return result
+    staged = False
+    try:
+        current = (_CONTEXT.tree / result.out).read_bytes() if _CONTEXT.tree else None
+    except OSError:
+        current = None
+    if current != result.data:
+        path = _CONTEXT.stage / result.out
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(result.data)
+        staged = True
+    return replace(result, data=None, staged=staged)
+
+
+def _lex(datas: list[bytes]) -> list[Tokens | None]:
+    """Tokens for each file; if the batch fails, each file is lexed on its own later."""
+    try:
+        return list(lex_many(datas))
+    except Exception:  # noqa: BLE001 - fall back to per-file lexing and errors
+        return [None] * len(datas)
+
+
+def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
+    assert _CONTEXT is not None
+    try:
+        return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens)
+    except Exception as exc:  # a per-file outcome, not a crash of the run
+        return failed(task.src, task.out, f"internal error while porting: {exc!r}")
+
+
+def port_all(
+    tasks: list[Task], context: Context, jobs: int, progress: Callable[[FileResult], None] | None = None
+) -> list[FileResult]:
+    """Port ``tasks`` with up to ``jobs`` processes, preserving order."""
+    global _CONTEXT
+    _CONTEXT = context
+    workers = max(1, min(jobs, len(tasks) // _MIN_PER_WORKER))
+    batches = _batches(tasks, workers)
+    out: list[FileResult] = []
+    if workers == 1:
+        for batch in batches:
+            out.extend(_tick(r, progress) for r in run_batch(batch))
+        return out
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for results in pool.map(run_batch, batches):
+            out.extend(_tick(r, progress) for r in results)
+    return out
+
+
+def _batches(tasks: list[Task], workers: int) -> list[list[Task]]:
+    """Batches small enough to balance the workers, large enough to amortise a reparse."""
+    size = max(1, min(_BATCH, -(-len(tasks) // (workers * 4))))
+    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
+
+
+def _tick(result: FileResult, progress: Callable[[FileResult], None] | None) -> FileResult:
+    if progress is not None:
+        progress(result)
+    return result

@@ -1,0 +1,169 @@
+"""Which files of a PyTorch tree are ported, and where each one lands.
+
+The selection is data (``rules/layout.yaml``), not code, so a backend team
+can pass its own.  Discovery is a generator over root-relative POSIX paths
+that reports every skip with its reason, the way black's ``files.py`` does.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from musaport.rewrite.transforms import rename_dirs, rename_path
+from musaport.yamlload import Fields, load_yaml
+from musaport.errors import LoadError
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One selected folder: recursion and the file-name globs it ports."""
+
+    path: str
+    recursive: bool
+    files: tuple[str, ...]
+    where: str
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The whole selection, loaded from a layout file."""
+
+    name: str
+    markers: tuple[str, ...]
+    copy_only: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    exclude: tuple[str, ...]
+    folders: tuple[Folder, ...]
+    digest: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """A discovered file: its source path and where its port goes."""
+
+    rel: str
+    out: str
+    copy_only: bool
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path that was looked at and not taken, with the reason."""
+
+    rel: str
+    reason: str
+    warn: bool = False
+
+
+def load_layout(path: Path) -> Layout:
+    """Parse a layout file; errors name the file and line."""
+    raw = load_yaml(path)
+    f = Fields(raw, f"{path}:1", "layout")
+    folders = tuple(_folder(entry, path) for entry in f.pop("folders", kind=list))
+    layout = Layout(
+        name=f.pop("layout", kind=str),
+        markers=tuple(f.pop("markers", [], kind=list)),
+        copy_only=tuple(f.pop("copy_only", [], kind=list)),
+        suffixes=tuple(f.pop("suffixes", kind=list)),
+        exclude=tuple(f.pop("exclude", [], kind=list)),
+        folders=folders,
+        digest=hashlib.sha256(path.read_bytes()).hexdigest(),
+        source=str(path),
+    )
+    f.pop("why", "", kind=str)
+    f.done()
+    return layout
+
+
+def _folder(entry: object, path: Path) -> Folder:
+    line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
+    f = Fields(entry, f"{path}:{line}", "folder")
+    folder = Folder(
+        path=f.pop("path", kind=str).strip("/"),
+        recursive=f.pop("recursive", True, kind=bool),
+        files=tuple(f.pop("files", ["*"], kind=list)),
+        where=f"{path}:{line}",
+    )
+    f.done()
+    return folder
+
+
+def check_tree(layout: Layout, root: Path) -> None:
+    """Refuse a source tree that does not look like the layout expects."""
+    if not root.is_dir():
+        raise LoadError(f"{root}: --pytorch-src is not a directory")
+    missing = [m for m in layout.markers if not (root / m).exists()]
+    if missing:
+        raise LoadError(f"{root}: not a PyTorch source tree (missing {', '.join(missing)})")
+
+
+def check_out(layout: Layout, root: Path, out: Path) -> None:
+    """Refuse an output folder that would land inside the ported sources."""
+    out_r, root_r = out.resolve(), root.resolve()
+    if out_r == root_r or root_r.is_relative_to(out_r):
+        raise LoadError(f"{out}: --out must not be the source tree or contain it")
+    for folder in layout.folders:
+        ported = (root_r / folder.path).resolve()
+        if out_r == ported or out_r.is_relative_to(ported):
+            raise LoadError(f"{out}: --out is inside the ported source folder {folder.path} ({folder.where})")
+
+
+def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
+    """Yield every selected file once, in sorted order, and every skip."""
+    seen: set[str] = set()
+    root_r = root.resolve()
+    for folder in layout.folders:
+        base = root / folder.path
+        if not base.is_dir():
+            continue
+        for rel in _walk(root, folder.path, folder.recursive):
+            if rel in seen:
+                continue
+            item = _classify(layout, folder, root_r, root, rel)
+            if item is not None:
+                seen.add(rel)
+                yield item
+
+
+def _walk(root: Path, start: str, recursive: bool) -> Iterator[str]:
+    """Root-relative POSIX paths below ``start``, sorted, not following links to folders."""
+    try:
+        entries = sorted(os.scandir(root / start), key=lambda e: e.name)
+    except OSError:
+        return
+    dirs = []
+    for entry in entries:
+        rel = f"{start}/{entry.name}"
+        if entry.is_dir(follow_symlinks=False):
+            dirs.append(rel)
+        else:
+            yield rel
+    if recursive:
+        for rel in dirs:
+            yield from _walk(root, rel, True)
+
+
+def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str) -> Found | Skipped | None:
+    """Decide what happens to one file; None means it is not this folder's business."""
+    name = rel.rsplit("/", 1)[-1]
+    if not any(fnmatch.fnmatchcase(name, g) for g in folder.files):
+        return None
+    if any(fnmatch.fnmatchcase(rel, g) for g in layout.exclude):
+        return Skipped(rel, "excluded by layout")
+    if not any(name.endswith(s) for s in layout.suffixes):
+        return Skipped(rel, "not a source file")
+    path = root / rel
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.is_relative_to(root_r):
+            return Skipped(rel, f"symlink to {target} outside the source tree (not followed)", warn=True)
+        if not target.is_file():
+            return Skipped(rel, "symlink to something that is not a file", warn=True)
+    copy = any(fnmatch.fnmatchcase(name, g) for g in layout.copy_only)
+    return Found(rel, rename_dirs(rel) if copy else rename_path(rel), copy)

@@ -1,0 +1,136 @@
+"""The one Report object: counts, per-file outcomes, totals and the exit code.
+
+Report files hold only what follows from the input and the rules (no
+timings, no "written this run" counts), so a second run over the same input
+writes byte-identical reports, whatever ``--jobs`` was.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from typing import Any
+
+from musaport import __version__
+from musaport.errors import EXIT_FAILED, EXIT_OK
+from musaport.port.file import FileResult
+from musaport.port.layout import Skipped
+from musaport.templates import render_template
+
+
+
+@dataclass
+class Report:
+    """Collects outcomes; renders JSON and Markdown; owns the return code."""
+
+    source: str
+    results: list[FileResult] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    written: int = 0
+    removed: int = 0
+    reused: int = 0
+    generated: list[str] = field(default_factory=list)
+    stored: dict[str, Any] | None = None
+
+    @classmethod
+    def from_summary(cls, source: str, summary: dict[str, Any], reused: int) -> "Report":
+        """A report for a run that changed nothing: the last run's summary stands."""
+        return cls(source=source, reused=reused, stored=summary)
+
+    def summary(self) -> dict[str, Any]:
+        """What the terminal shows: counts, the most used unmapped names, totals."""
+        if self.stored is not None:
+            return self.stored
+        unmapped = self.unmapped()
+        return {
+            "counts": self.counts(),
+            "unmapped_names": len(unmapped),
+            "unmapped_top": [[u["name"], u["count"]] for u in unmapped[:8]],
+            "findings": len(self.findings()),
+            "warnings": len(self.warnings()),
+        }
+
+    def add(self, result: FileResult) -> None:
+        self.results.append(result)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+    @property
+    def return_code(self) -> int:
+        """0 when every file ported, 1 when any failed (the output was not updated)."""
+        return EXIT_FAILED if self.failed else EXIT_OK
+
+    def counts(self) -> dict[str, int]:
+        c = Counter(r.status for r in self.results)
+        return {s: c.get(s, 0) for s in ("ported", "unchanged", "copied", "failed")} | {
+            "skipped": len(self.skipped),
+            "total": len(self.results),
+        }
+
+    def rule_totals(self) -> dict[str, dict[str, int]]:
+        """Per rule: matches and files, sorted by rule id."""
+        matches: Counter[str] = Counter()
+        files: Counter[str] = Counter()
+        for r in self.results:
+            for rule, n in r.fired.items():
+                matches[rule] += n
+                files[rule] += 1
+        return {k: {"matches": matches[k], "files": files[k]} for k in sorted(matches)}
+
+    def unmapped(self) -> list[dict]:
+        """Every CUDA API name left in code, most frequent first, with its sites."""
+        uses: Counter[str] = Counter()
+        sites: dict[str, dict[str, None]] = defaultdict(dict)
+        for r in sorted(self.results, key=lambda r: r.src):
+            for name, line in r.unmapped:
+                uses[name] += 1
+                sites[name][f"{r.src}:{line}"] = None
+        ordered = sorted(uses, key=lambda n: (-uses[n], n))
+        return [{"name": n, "count": uses[n], "sites": list(sites[n])} for n in ordered]
+
+    def findings(self) -> list[dict]:
+        """Flags and lossy rewrites with file:line, in file order."""
+        out = []
+        for r in sorted(self.results, key=lambda r: r.src):
+            for f in r.findings:
+                out.append({"rule": f.rule, "site": f"{r.src}:{f.line}", "text": f.text, "message": f.message})
+        return out
+
+    def warnings(self) -> list[str]:
+        out = [f"{s.rel}: {s.reason}" for s in self.skipped if s.warn]
+        for r in sorted(self.results, key=lambda r: r.src):
+            out.extend(f"{r.src}: {w}" for w in r.warnings)
+        return out
+
+    def to_json(self) -> dict:
+        files = {
+            r.src: {
+                "out": r.out,
+                "status": r.status,
+                "src_hash": r.src_hash,
+                "rules": r.fired,
+                "unmapped": len(r.unmapped),
+            }
+            for r in sorted(self.results, key=lambda r: r.src)
+        }
+        return {
+            "tool": f"musaport {__version__}",
+            "source": self.source,
+            "summary": self.counts(),
+            "rules": self.rule_totals(),
+            "unmapped": self.unmapped(),
+            "findings": self.findings(),
+            "warnings": self.warnings(),
+            "skipped": [{"path": s.rel, "reason": s.reason} for s in sorted(self.skipped, key=lambda s: s.rel)],
+            "files": files,
+        }
+
+    def render_json(self) -> str:
+        return json.dumps(self.to_json(), indent=2, sort_keys=False) + "\n"
+
+    def render_markdown(self) -> str:
+        return render_template("porting_report.md.j2", report=self.to_json())

@@ -1,0 +1,211 @@
+"""``musaport run``: discover, plan, port (in parallel), commit, report.
+
+The port knows nothing about operators: what is generated beside the ported
+files (registration stubs, CMake lists) comes in as a :class:`GenerationStep`
+hook, which ``ops.generate`` implements and the CLI passes in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from musaport.outdir import OutDir, write_atomic
+from musaport.port import cache
+from musaport.port.concurrency import Context, port_all
+from musaport.port.file import FileResult
+from musaport.port.layout import Found, Layout, Skipped, check_out, check_tree, discover, load_layout
+from musaport.port.report import Report
+from musaport.port.stage import Stage
+from musaport.resources import parse_vocabulary, vocabulary_file
+from musaport.rewrite.rules import Rule, RuleSet, extend, load_packs
+
+
+class GenerationStep(Protocol):
+    """Files made beside the port from the whole run's results (see ``ops.generate``)."""
+
+    def extra_rules(self) -> list[Rule]:
+        """Rules appended to the packs (the stub exclusions)."""
+
+    def describe(self, source: Path) -> str:
+        """Everything outside the ported files that the generated files depend on."""
+
+    def prepare(self, source: Path, out: OutDir) -> None:
+        """Before porting: validate the selection, start slow work in the background."""
+
+    def files(self, source: Path, results: list[FileResult], out: OutDir) -> dict[str, bytes]:
+        """Tree-relative path → bytes of every generated file."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a run depends on, as given on the command line."""
+
+    source: Path
+    out: Path
+    layout: Path
+    packs: tuple[Path, ...]
+    jobs: int = 1
+    generation: GenerationStep | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """The loaded, validated inputs of a run."""
+
+    layout: Layout
+    rules: RuleSet
+    vocabulary: frozenset[str]
+    key: str
+
+
+def load_config(opts: Options) -> Config:
+    """Load layout, packs and vocabulary; any problem raises LoadError."""
+    layout = load_layout(opts.layout)
+    rules = load_packs(opts.packs, compile=False)  # compiled in run() when there is work
+    extra = opts.generation.extra_rules() if opts.generation else []
+    if extra:
+        rules = extend(rules, extra)
+    raw = vocabulary_file().read_bytes()
+    key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
+    return Config(layout, rules, parse_vocabulary(raw), key)
+
+
+def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | None = None,
+        on_plan: Callable[[int], None] | None = None) -> Report:
+    """Port the tree; the previous output stays untouched unless every file ported."""
+    timer = Timer()
+    out = OutDir(opts.out)
+    check_tree(config.layout, opts.source)
+    check_out(config.layout, opts.source, opts.out)
+    found, skipped = _discover(config.layout, opts.source)
+    cached = cache.load(out.state_file(cache.CACHE_NAME), config.key)
+    work = cache.plan(found, cached.entries, opts.source, out.tree)
+    timer.lap("discover+plan")
+    if not (work.tasks or work.collisions) and cache.nothing_changed(  # the digest only when it can matter
+            cached, work, _digest(opts, config, work.reused, skipped), out.reports()):
+        return Report.from_summary(str(opts.source), cached.summary, reused=len(work.reused))
+    rules = config.rules.compile()
+    if opts.generation:
+        opts.generation.prepare(opts.source, out)
+    if on_plan:
+        on_plan(len(work.tasks))
+    stage = Stage(out.tree, out.state)
+    stage.sweep()
+    fresh = _port(opts, rules, config.vocabulary, work, stage, progress)
+    timer.lap("port")
+    report = Report(source=str(opts.source), skipped=skipped, reused=len(work.reused))
+    for result in [e.result for e in work.reused.values()] + fresh + work.collisions:
+        report.add(result)
+    report.results.sort(key=lambda r: r.src)
+    if report.failed:
+        stage.discard()
+    else:
+        _commit(opts, config, work, fresh, report, stage, skipped)
+    timer.lap("commit")
+    _write_reports(out, report)
+    timer.lap("reports")
+    return report
+
+
+def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache.Plan, stage: Stage,
+          progress: Callable[[FileResult], None] | None) -> list[FileResult]:
+    """Port the planned files; an interruption removes the staging folder."""
+    if not work.tasks:
+        return []
+    context = Context(rules, vocabulary, OutDir(opts.out).tree, stage.root)
+    try:
+        return port_all(work.tasks, context, opts.jobs, progress)
+    except BaseException:
+        stage.discard()
+        raise
+
+
+def _digest(opts: Options, config: Config, entries: dict[str, cache.Entry], skipped: list[Skipped]) -> str:
+    """The run digest: the cache key, the source, the generation step's inputs, every output."""
+    generated = opts.generation.describe(opts.source) if opts.generation else ""
+    return cache.run_digest(config.key, f"{opts.source}\0{generated}", entries, skipped)
+
+
+class Timer:
+    """Phase timings on stderr when MUSAPORT_TIMING is set (for benchmarks and profiling)."""
+
+    def __init__(self) -> None:
+        self.on = bool(os.environ.get("MUSAPORT_TIMING"))
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.on:
+            print(f"musaport timing: {name} {now - self.last:.3f}s", file=sys.stderr)
+        self.last = now
+
+
+def _discover(layout: Layout, source: Path) -> tuple[list[Found], list[Skipped]]:
+    found: list[Found] = []
+    skipped: list[Skipped] = []
+    for item in discover(layout, source):
+        (found if isinstance(item, Found) else skipped).append(item)
+    return found, skipped
+
+
+def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileResult], report: Report,
+            stage: Stage, skipped: list[Skipped]) -> None:
+    """Stage generated files, swap everything in, drop stale outputs, save the cache."""
+    out = OutDir(opts.out)
+    for result in fresh:
+        if result.staged:
+            stage.adopt(result.out)
+    generated = _generated(opts, report, stage)
+    report.generated = sorted(generated)
+    for rel, data in sorted(generated.items()):
+        if not _holds(out.tree / rel, data):
+            stage.put(rel, data)
+    wanted = {r.out for r in report.results} | set(generated)
+    for rel in _existing(out.tree):
+        if rel not in wanted:
+            stage.remove(rel)
+    report.written, report.removed = len(stage.files), len(stage.removals)
+    stage.commit()
+    entries = dict(work.reused)
+    for result in fresh:
+        entries[result.src] = cache.entry(result, opts.source / result.src, out.tree / result.out)
+    digest = _digest(opts, config, entries, skipped)
+    cache.dump(out.state_file(cache.CACHE_NAME), config.key, cache.Cache(entries, digest, report.summary()))
+
+
+def _generated(opts: Options, report: Report, stage: Stage) -> dict[str, bytes]:
+    """The generation step's files; a failure there discards the staged port."""
+    if opts.generation is None:
+        return {}
+    try:
+        return opts.generation.files(opts.source, report.results, OutDir(opts.out))
+    except BaseException:
+        stage.discard()
+        raise
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _existing(tree: Path) -> list[str]:
+    """Every file currently in the output tree, as tree-relative POSIX paths."""
+    out = []
+    for folder, _, files in os.walk(tree):
+        rel = Path(folder).relative_to(tree).as_posix()
+        out.extend(name if rel == "." else f"{rel}/{name}" for name in files)
+    return out
+
+
+def _write_reports(out: OutDir, report: Report) -> None:
+    write_atomic(out.report_json, report.render_json().encode())
+    write_atomic(out.report_md, report.render_markdown().encode())

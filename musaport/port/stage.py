@@ -1,0 +1,72 @@
+"""Writing the output tree so that it is never half-written.
+
+New and changed files are first written to a staging folder inside
+``--out``; only when every file has been ported does :func:`commit` move them
+into place with renames, delete outputs whose source is gone, and only then
+write the cache.  An interrupted run leaves the previous tree as it was (its
+staging folder is swept by the next run).  Files whose content is unchanged
+are not touched, so their mtimes stay and a build recompiles nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+class Stage:
+    """A staging folder for one run's new files."""
+
+    def __init__(self, dest: Path, state: Path) -> None:
+        self.out = dest
+        self.state = state
+        self.root = state / f"staging-{os.getpid()}"
+        self.files: dict[str, Path] = {}
+        self.removals: set[str] = set()
+
+    def sweep(self) -> None:
+        """Remove staging folders left by interrupted runs."""
+        if self.state.is_dir():
+            for old in self.state.glob("staging-*"):
+                shutil.rmtree(old, ignore_errors=True)
+
+    def put(self, rel: str, data: bytes) -> None:
+        """Stage ``data`` to land at ``out/rel``; a second put for ``rel`` is a bug."""
+        if rel in self.files:
+            raise ValueError(f"two outputs for {rel}")
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.files[rel] = path
+
+    def adopt(self, rel: str) -> None:
+        """Take a file a worker already wrote to ``root/rel``."""
+        if rel in self.files:
+            raise ValueError(f"two outputs for {rel}")
+        self.files[rel] = self.root / rel
+
+    def remove(self, rel: str) -> None:
+        self.removals.add(rel)
+
+    def commit(self) -> None:
+        """Move staged files into place (each an atomic rename) and delete removals."""
+        for rel in sorted(self.files):
+            dest = self.out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.files[rel], dest)
+        for rel in sorted(self.removals - set(self.files)):
+            path = self.out / rel
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+                _prune_empty(path.parent, self.out)
+        self.discard()
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _prune_empty(folder: Path, stop: Path) -> None:
+    """Remove folders emptied by deletions, up to (not including) ``stop``."""
+    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent

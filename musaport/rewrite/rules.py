@@ -1,0 +1,331 @@
+"""Rule packs: the model (frozen dataclasses that remember file:line) and loading.
+
+A pack is a YAML file with an ordered list of rules.  Each rule is one small
+declaration: an id, a one-line why, what it matches (a regex ``pattern`` or a
+``names`` map / ``vocabulary``), what it writes (``replace`` or a named
+``transform``, or nothing for a ``flag``), the contexts it may touch, optional
+file globs, and before/after examples that the test suite runs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
+from musaport.rewrite.needles import needles
+from musaport.rewrite.transforms import TRANSFORMS
+from musaport.yamlload import Fields, load_yaml
+from musaport.errors import LoadError
+
+DEFAULT_CONTEXTS = frozenset({CODE, INCLUDE})
+_IDENT = r"[A-Za-z_]\w*"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One before/after pair; ``path`` lets file-scoped rules be exercised."""
+
+    before: str
+    after: str
+    path: str = "aten/src/ATen/native/cuda/Example.cu"
+    flagged: bool = True  # for flag rules: whether this example must be reported
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rewrite (or flag), as declared in a pack."""
+
+    id: str
+    why: str
+    kind: str  # "regex" | "names" | "flag"
+    pack: str
+    where: str  # file:line of the declaration
+    pattern: str = ""
+    replace: str | None = None
+    transform: str | None = None
+    names: tuple[tuple[str, str], ...] = ()
+    vocabulary: frozenset[str] = frozenset()
+    message: str = ""
+    contexts: frozenset[str] = DEFAULT_CONTEXTS
+    files: tuple[str, ...] = ()
+    keep_if: str | None = None
+    lossy: bool = False
+    examples: tuple[Example, ...] = ()
+    regex: re.Pattern[str] = field(default=re.compile(""), compare=False, repr=False)
+    keep: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    needles: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    table: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    scan: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+
+    def applies_to(self, path: str) -> bool:
+        """True when the rule's file globs (if any) match ``path``."""
+        return not self.files or any(fnmatch.fnmatchcase(path, g) for g in self.files)
+
+    def lookup(self, name: str) -> str | None:
+        """New spelling of ``name``: the explicit map first, then the vocabulary's
+        transform (computed on first use, so loading 9,000 names costs nothing)."""
+        new = self.table.get(name)
+        if new is None and name in self.vocabulary:
+            new = TRANSFORMS[self.transform or "systematic"](name)
+            self.table[name] = new
+        return new
+
+    def keys(self) -> list[str]:
+        """Every identifier a names rule knows."""
+        return sorted(set(self.vocabulary) | {k for k, _ in self.names})
+
+    def replacement(self) -> Callable[[re.Match[str]], str | None]:
+        """A function from a match to its new text (None: leave the match alone)."""
+        if self.kind == "names":
+            return lambda m: self.lookup(m.group(0))
+        if self.transform:
+            fn = TRANSFORMS[self.transform]
+            return lambda m: fn(m.group(0))
+        template = self.replace or ""
+        return lambda m: m.expand(template)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The ordered rules of every loaded pack, plus a digest for the cache key."""
+
+    rules: tuple[Rule, ...]
+    digest: str
+    sources: tuple[str, ...]
+
+    def by_id(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def compile(self) -> "RuleSet":
+        """Compile the regexes of rules loaded with ``compile=False``; an invalid one is a LoadError.
+
+        A run whose cache still holds needs no regex at all, so ``musaport
+        run`` loads packs uncompiled and compiles only when there is work.
+        """
+        for rule in self.rules:
+            if rule.regex.pattern != rule.pattern:
+                _compiled(rule)
+        return self
+
+
+def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
+    """Load packs in order; ids must be unique across all of them."""
+    rules: list[Rule] = []
+    digest = hashlib.sha256()
+    sources = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        digest.update(path.read_bytes())
+        sources.append(str(path))
+        for rule in load_pack(path, digest, compile):
+            if rule.id in seen:
+                raise LoadError(f"{rule.where}: rule id '{rule.id}' already declared at {seen[rule.id]}")
+            seen[rule.id] = rule.where
+            rules.append(rule)
+    return RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
+
+
+def make_rule(**fields: object) -> Rule:
+    """A rule made by code (not read from a pack), checked and compiled like a loaded one."""
+    rule = Rule(**fields)  # type: ignore[arg-type]
+    return _compiled(_checked(rule, f"{rule.where}: rule '{rule.id}'"))
+
+
+def extend(ruleset: RuleSet, extra: list[Rule]) -> RuleSet:
+    """``ruleset`` with ``extra`` applied after it; the digest covers the extra rules."""
+    digest = hashlib.sha256(ruleset.digest.encode())
+    for rule in extra:
+        digest.update(f"\0{rule.id}\0{rule.pattern}\0{rule.replace}\0{rule.why}".encode())
+    return RuleSet(ruleset.rules + tuple(extra), digest.hexdigest(), ruleset.sources)
+
+
+def load_pack(path: Path, digest: "hashlib._Hash | None" = None, compile: bool = True) -> list[Rule]:
+    """Parse one pack file into rules."""
+    data = Fields(load_yaml(path), f"{path}:1", "rule pack")
+    pack = data.pop("pack", kind=str)
+    data.pop("why", "", kind=str)
+    entries = data.pop("rules", kind=list)
+    data.done()
+    return [_rule(entry, path, pack, digest, compile) for entry in entries]
+
+
+def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", compile: bool = True) -> Rule:
+    line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
+    f = Fields(entry, f"{path}:{line}", "rule")
+    rule_id = f.pop("id", kind=str)
+    f.where = f"{path}:{line}: rule '{rule_id}'"
+    names, vocabulary, vocab_transform = _names(f, path, digest)
+    pattern = f.pop("pattern", "", kind=str)
+    message = f.pop("flag", "", kind=str)
+    kind = "names" if names or vocabulary else "flag" if message else "regex"
+    rule = Rule(
+        id=rule_id,
+        why=f.pop("why", kind=str),
+        kind=kind,
+        pack=pack,
+        where=f"{path}:{line}",
+        pattern=pattern or (_names_pattern(names, vocabulary) if kind == "names" else ""),
+        replace=f.pop("replace", None, kind=str),
+        transform=vocab_transform if kind == "names" else f.pop("transform", None, kind=str),
+        names=names,
+        vocabulary=vocabulary,
+        message=message,
+        contexts=_contexts(f),
+        files=tuple(f.pop("files", [], kind=list)),
+        keep_if=f.pop("keep_if", None, kind=str),
+        lossy=f.pop("lossy", False, kind=bool),
+        examples=_examples(f),
+    )
+    f.done()
+    checked = _checked(rule, f.where)
+    return _compiled(checked) if compile else checked
+
+
+def _names(f: Fields, path: Path, digest: "hashlib._Hash | None") -> tuple[tuple[tuple[str, str], ...], frozenset[str], str | None]:
+    """The identifier map: explicit ``names``, plus a ``vocabulary`` renamed by ``transform``."""
+    explicit = f.pop("names", {}, kind=dict)
+    explicit.pop("__line__", None)
+    vocab_file = f.pop("vocabulary", None, kind=str)
+    if not vocab_file:
+        return tuple(sorted((str(k), str(v)) for k, v in explicit.items())), frozenset(), None
+    transform = f.pop("transform", "systematic", kind=str)
+    if transform not in TRANSFORMS:
+        raise LoadError(f"{f.where}: unknown transform '{transform}' (known: {', '.join(TRANSFORMS)})")
+    vocabulary = frozenset(_vocabulary(path.parent / vocab_file, f.where, digest))
+    return tuple(sorted((str(k), str(v)) for k, v in explicit.items())), vocabulary, transform
+
+
+def _vocabulary(path: Path, where: str, digest: "hashlib._Hash | None") -> list[str]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LoadError(f"{where}: cannot read vocabulary {path}: {exc.strerror}") from None
+    if digest is not None:
+        digest.update(raw)
+    lines = raw.decode("utf-8").splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+
+
+def _prefix(name: str) -> str:
+    """The short literal every key of a names rule is found by.
+
+    Two characters keep the candidate regex small (a few alternatives instead
+    of thousands); names starting with underscores take four, so that
+    ``__global__`` and friends are not all candidates.
+    """
+    return name[:4] if name.startswith("_") else name[:2]
+
+
+_SMALL_TABLE = 200
+
+
+def _names_pattern(names: tuple[tuple[str, str], ...], vocabulary: frozenset[str]) -> str:
+    """The regex a names rule scans with.
+
+    A small table is one alternation of its whole names; a large one (the
+    toolkit vocabulary) scans identifiers by their short prefixes and looks
+    each candidate up, which keeps the regex small.
+    """
+    keys = {k for k, _ in names} | vocabulary
+    if len(keys) <= _SMALL_TABLE:
+        escaped = sorted((re.escape(k) for k in keys), key=lambda k: (-len(k), k))
+        return rf"(?<![\w])(?:{'|'.join(escaped)})(?![\w])"
+    prefixes = sorted({re.escape(_prefix(k)) for k in keys}, key=lambda p: (-len(p), p))
+    return rf"(?<![\w])(?:{'|'.join(prefixes)})\w*"
+
+
+def _contexts(f: Fields) -> frozenset[str]:
+    raw = f.pop("contexts", None, kind=list)
+    if raw is None:
+        return DEFAULT_CONTEXTS
+    unknown = [c for c in raw if c not in CONTEXTS]
+    if unknown:
+        raise LoadError(f"{f.where}: unknown context(s) {unknown}; known: {', '.join(CONTEXTS)}")
+    return frozenset(raw)
+
+
+def _examples(f: Fields) -> tuple[Example, ...]:
+    out = []
+    for entry in f.pop("examples", [], kind=list):
+        e = Fields(entry, f.where, "example")
+        out.append(
+            Example(
+                e.pop("before", kind=str),
+                e.pop("after", kind=str),
+                e.pop("path", Example.path, kind=str),
+                e.pop("flagged", True, kind=bool),
+            )
+        )
+        e.done()
+    return tuple(out)
+
+
+def _checked(rule: Rule, where: str) -> Rule:
+    """Reject rules that cannot work, naming the declaration."""
+    if not rule.why.strip():
+        raise LoadError(f"{where}: 'why' must say why the rule exists")
+    if rule.kind == "regex" and not rule.pattern:
+        raise LoadError(f"{where}: needs 'pattern', 'names', 'vocabulary' or 'flag'")
+    if rule.kind == "regex" and (rule.replace is None) == (rule.transform is None):
+        raise LoadError(f"{where}: needs exactly one of 'replace' or 'transform'")
+    if rule.transform and rule.transform not in TRANSFORMS:
+        raise LoadError(f"{where}: unknown transform '{rule.transform}' (known: {', '.join(TRANSFORMS)})")
+    if rule.kind == "flag" and not rule.pattern:
+        raise LoadError(f"{where}: a flag needs a 'pattern'")
+    return rule
+
+
+def _compiled(rule: Rule) -> Rule:
+    """Compile the regexes once; an invalid one is a load error with file:line."""
+    try:
+        regex = re.compile(rule.pattern, re.MULTILINE)
+        keep = re.compile(rule.keep_if) if rule.keep_if else None
+        if rule.replace is not None:
+            regex.sub(rule.replace, "")  # validates group references
+    except (re.error, IndexError) as exc:
+        raise LoadError(f"{rule.where}: rule '{rule.id}': invalid regex: {exc}") from None
+    needles = _needles(rule)
+    object.__setattr__(rule, "regex", regex)
+    object.__setattr__(rule, "keep", keep)
+    object.__setattr__(rule, "needles", needles)
+    object.__setattr__(rule, "table", dict(rule.names))
+    object.__setattr__(rule, "scan", _scan_regex(rule.pattern))
+    return rule
+
+
+_LEADING_ASSERTIONS = re.compile(r"^(?:\\b|\(\?<[=!](?:[^()\\\[]|\\.|\[(?:[^\]\\]|\\.)*\])*\))+")
+
+
+def _scan_regex(pattern: str) -> re.Pattern[str] | None:
+    """The pattern without its leading lookbehinds/``\\b``, or None.
+
+    Python's regex engine cannot use its fast literal/charset search when a
+    pattern starts with an assertion; scanning with the stripped pattern and
+    checking the full one at each candidate is equivalent and several times
+    faster (see rewrite.matches).
+    """
+    m = _LEADING_ASSERTIONS.match(pattern)
+    if not m or m.end() == len(pattern):
+        return None
+    try:
+        return re.compile(pattern[m.end() :], re.MULTILINE)
+    except re.error:
+        return None
+
+
+def _needles(rule: Rule) -> tuple[str, ...]:
+    """Literal strings one of which must occur for the rule to match at all.
+
+    A cheap ``in`` test then skips most rules for most files.
+    """
+    if rule.kind == "names":
+        keys = rule.keys()
+        if len(keys) <= _SMALL_TABLE and not rule.pattern.endswith("\\w*"):
+            return tuple(keys)
+        return tuple(sorted({_prefix(k) for k in keys}))
+    return needles(rule.pattern)

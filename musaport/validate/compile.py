@@ -1,0 +1,135 @@
+"""``musaport validate --compile``: does the ported code compile against the MUSA shim?
+
+Each selected translation unit of a ported tree is checked by clang in CUDA
+mode, twice: host-only (which still checks device code for calls into host
+functions) and device-only for ``sm_70`` so that ``#if __MUSA_ARCH__``
+branches are read too.  The include path puts the shim first, then the
+ported tree, then headers a PyTorch build would generate (``buildenv``),
+then the source tree's own headers.  No CUDA header is on it, so a CUDA name
+left in ported code is an error.  Results are cached by content.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from musaport import jsoncache
+from musaport.errors import LoadError
+from musaport.outdir import OutDir, write_atomic
+from musaport.port.cache import CACHE_NAME
+from musaport.resources import shim_include
+from musaport.templates import render_template
+from musaport.validate.buildenv import aten_ops_headers, config_headers
+
+CLANG = "clang++-16"
+PASSES = {
+    "host": ["--cuda-host-only"],
+    "device": ["--cuda-device-only", "--cuda-gpu-arch=sm_70"],
+}
+BASE_FLAGS = ["-x", "cuda", "-nocudainc", "-nocudalib", "-fsyntax-only", "-std=c++17", "-w",
+              "-ferror-limit=1", "-Wno-unknown-cuda-version", "-DAT_PER_OPERATOR_HEADERS",
+              "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE",
+              # The MUSA compiler, like nvcc, includes its runtime header implicitly; clang's own
+              # CUDA wrappers of <algorithm> and <new> need __host__/__device__ before anything else.
+              "-include", "musa_runtime.h"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One translation unit: passed, or the first error with its file:line."""
+
+    file: str
+    ok: bool
+    failed_pass: str = ""
+    error: str = ""
+
+
+VALIDATE_JSON = "validate_report.json"
+VALIDATE_MD = "validate_report.md"
+
+
+def render_reports(out: OutDir, outcomes: list[Outcome]) -> None:
+    """validate_report.json for machines and validate_report.md for people."""
+    passed = sum(o.ok for o in outcomes)
+    doc = {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes),
+           "files": [asdict(o) for o in outcomes]}
+    write_atomic(out.root / VALIDATE_JSON, (json.dumps(doc, indent=2) + "\n").encode())
+    write_atomic(out.root / VALIDATE_MD, render_template("validate_report.md.j2", doc=doc).encode())
+
+
+def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)) -> dict[str, bool]:
+    """File → compiled, for ``musaport check --validate``."""
+    return {o.file: o.ok for o in validate_compile(out, patterns, jobs)}
+
+
+def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
+                     passes: tuple[str, ...] = ("host", "device")) -> list[Outcome]:
+    """Check every ported TU matching ``patterns``; cached by TU and environment digest."""
+    if shutil.which(CLANG) is None:
+        raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
+    out.require_port()
+    tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
+    includes = _includes(tree, source, state)
+    files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
+    env = _environment_digest(out, includes, passes)
+    cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
+    todo = [f for f in files if _key(f) not in cache]
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes), todo)):
+            cache[_key(f)] = asdict(outcome)
+    jsoncache.dump(state / "results.json", {"env": env, "results": cache})
+    return [Outcome(**cache[_key(f)]) for f in files]
+
+
+def _includes(tree: Path, source: Path, state: Path) -> list[str]:
+    generated = config_headers(source, state / "config")
+    # A tree without torchgen (a hand-made fixture tree) has no generated operator headers.
+    ops = [aten_ops_headers(source, state)] if (source / "torchgen").is_dir() else []
+    dirs = [shim_include(), tree / "aten/src", tree, generated, *ops, source / "aten/src", source,
+            source / "torch/csrc/api/include"]
+    return [f"-I{d}" for d in dirs]
+
+
+def _selected(rel: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], p) for p in patterns)
+
+
+def _check(path: Path, tree: Path, includes: list[str], passes: tuple[str, ...]) -> Outcome:
+    rel = path.relative_to(tree).as_posix()
+    for name in passes:
+        done = subprocess.run([CLANG, *BASE_FLAGS, *PASSES[name], *includes, str(path)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            return Outcome(rel, False, name, first_error(done.stderr, tree))
+    return Outcome(rel, True)
+
+
+def first_error(stderr: str, tree: Path) -> str:
+    """The first ``error:`` line, with paths shown relative to the ported tree."""
+    for line in stderr.splitlines():
+        if " error: " in line or line.startswith("error:") or "fatal error:" in line:
+            return line.replace(str(tree) + "/", "")
+    return (stderr.strip().splitlines() or ["clang failed without a message"])[0]
+
+
+def _key(path: Path) -> str:
+    return f"{path.as_posix()}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+
+
+def _environment_digest(out: OutDir, includes: list[str], passes: tuple[str, ...]) -> str:
+    """Everything besides the TU itself that decides a result: headers, shim, flags."""
+    h = hashlib.sha256(" ".join([CLANG, *BASE_FLAGS, *includes, *passes]).encode())
+    port_cache = out.state_file(CACHE_NAME)
+    if port_cache.is_file():
+        h.update(port_cache.read_bytes())
+    for header in sorted(shim_include().rglob("*")):
+        if header.is_file():
+            h.update(header.read_bytes())
+    return h.hexdigest()
