@@ -13,10 +13,10 @@ considered, so a ``<<<`` in a string or comment stays as it is.
 
 from __future__ import annotations
 
-from musaport.cpp.parser import CODE, Parsed, masked
+from musaport.cpp.parser import Parsed, masked
 from musaport.cpp.structure import callee_start
+from musaport.cpp.text import CODE_ONLY, matching
 
-_CODE = frozenset({CODE})
 
 
 class LaunchError(ValueError):
@@ -26,7 +26,7 @@ class LaunchError(ValueError):
 def rewrite_launches(parsed: Parsed) -> str:
     """The text with every ``<<<...>>>(...)`` launch turned into a runtime call."""
     text = parsed.text
-    code = masked(text, parsed.spans, _CODE)
+    code = masked(text, parsed.spans, CODE_ONLY)
     pieces: list[str] = []
     pos = 0
     for start, config_end, call_end, callee in _launches(code):
@@ -57,7 +57,10 @@ def _launches(code: str) -> list[tuple[int, int, int, str]]:
             paren += 1
         if paren >= len(code) or code[paren] != "(":
             raise LaunchError(f"line {code.count(chr(10), 0, start) + 1}: launch without an argument list")
-        call_end = _matching(code, paren) + 1
+        close = matching(code, paren)
+        if close < 0:
+            raise LaunchError(f"line {code.count(chr(10), 0, paren) + 1}: unbalanced launch arguments")
+        call_end = close + 1
         found.append((start, config_end, call_end, _callee(code, start)))
         search = call_end
     return found
@@ -66,20 +69,6 @@ def _launches(code: str) -> list[tuple[int, int, int, str]]:
 def _callee(code: str, start: int) -> str:
     """The kernel expression before ``<<<`` (name, scope and template arguments)."""
     return code[callee_start(code, start) : start]
-
-
-def _matching(code: str, open_at: int) -> int:
-    """Index of the bracket closing the one at ``open_at``."""
-    depth = 0
-    for i in range(open_at, len(code)):
-        ch = code[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise LaunchError(f"line {code.count(chr(10), 0, open_at) + 1}: unbalanced launch arguments")
 
 
 def _split_args(config: str) -> list[str]:

@@ -11,16 +11,14 @@ or a call, and it skips function bodies without looking inside them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 
-from musaport.cpp.parser import CODE, DIRECTIVE, MASK, Parsed, masked
+from musaport.cpp.parser import DIRECTIVE, MASK, Parsed, masked
 from musaport.cpp.symbols import ANONYMOUS
+from musaport.cpp.text import CODE_ONLY, LineIndex, matching
 
 DEFINITION, DECLARATION, INSTANTIATION, CLASS = "definition", "declaration", "instantiation", "class"
-_CODE = frozenset({CODE})
 _STRUCTURAL = re.compile(r"[{};]")
-_BRACES = re.compile(r"[{}]")
 _INNERMOST_ANGLES = re.compile(r"<[^<>;{}]*>")
 _TEMPLATE_HEAD = re.compile(r"^\s*template\s*<")
 _NAMESPACE = re.compile(r"^\s*(?:inline\s+)?namespace\b([\w\s:]*)$")
@@ -56,7 +54,7 @@ class _Scope:
 def code_view(parsed: Parsed) -> str:
     """Code only: comments, strings, include targets and whole directive lines become
     spaces (newlines kept, so offsets and lines still match the file)."""
-    code = masked(parsed.text, parsed.spans, _CODE)
+    code = masked(parsed.text, parsed.spans, CODE_ONLY)
     pieces, pos = [], 0
     for span in parsed.spans:
         if span.context != DIRECTIVE or span.start < pos:
@@ -81,8 +79,7 @@ def _logical_line_end(text: str, pos: int) -> int:
 def occurrences(parsed: Parsed, name: str) -> list[Occurrence]:
     """Every namespace- or class-scope statement of the file that names ``name``."""
     code = code_view(parsed)
-    newlines = [m.start() for m in re.finditer("\n", parsed.text)]
-    tracker = _Tracker(code, name, lambda pos: bisect_right(newlines, pos - 1) + 1)
+    tracker = _Tracker(code, name, LineIndex(parsed.text))
     tracker.scan()
     return tracker.found
 
@@ -125,7 +122,8 @@ class _Tracker:
             self._record(CLASS, head, start, cls, body is not head)
             self.stack.append(_Scope((cls,) if cls else (), is_class=True))
             return brace + 1, -1
-        end = _matching_brace(self.code, brace)
+        end = matching(self.code, brace)
+        end = len(self.code) if end < 0 else end
         if _is_function_head(body):
             self._record(DEFINITION, head, start, _function_name(body), body is not head)
             return end + 1, end + 1
@@ -265,13 +263,3 @@ def _variable_name(body: str) -> str:
 
 def _strip_args(part: str) -> str:
     return part.split("<", 1)[0].strip() if not part.startswith("operator") else part
-
-
-def _matching_brace(code: str, brace: int) -> int:
-    """Offset of the ``}`` closing the ``{`` at ``brace`` (end of text if unbalanced)."""
-    depth = 0
-    for m in _BRACES.finditer(code, brace):
-        depth += 1 if m.group() == "{" else -1
-        if depth == 0:
-            return m.start()
-    return len(code)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from musaport.cpp.parser import CODE, INCLUDE, Parsed, masked
+from musaport.cpp.parser import INCLUDE, Parsed, masked
+from musaport.cpp.text import CODE_ONLY, LineIndex
 
-_CODE = frozenset({CODE})
 _KERNEL = re.compile(r"__global__")  # word boundaries checked by hand: a leading \b defeats the literal scan
 _NAME_BEFORE_PAREN = re.compile(r"(~?[A-Za-z_]\w*)\s*$")
 _LAUNCH = re.compile(r"<<<")
@@ -54,38 +54,18 @@ class Structure:
         return cls(**{k: tuple(Site(s["name"], s["line"], tuple(s["args"])) for s in v) for k, v in data.items()})
 
 
-class _Lines:
-    """Line numbers of offsets, counted onward from the last one asked for.
-
-    Sites are looked up in ascending order, so counting the newlines between
-    consecutive sites (C speed) beats building a table of every newline.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-        self.line = 1
-
-    def __call__(self, pos: int) -> int:
-        if pos < self.pos:
-            self.pos, self.line = 0, 1
-        self.line += self.text.count("\n", self.pos, pos)
-        self.pos = pos
-        return self.line
-
-
 def structure(parsed: Parsed, code: str | None = None) -> Structure:
     """Find kernels, launches, dispatch registrations and impl definitions.
 
     Each search runs only when its keyword occurs in the file at all.
     """
     text = parsed.text
-    line = _Lines(text)
+    line = LineIndex(text)
     includes = tuple(Site(text[s.start : s.end], line(s.start)) for s in parsed.spans if s.context == INCLUDE)
     if not any(k in text for k in ("__global__", "<<<", "DISPATCH", "TORCH_IMPL_FUNC", "TORCH_LIBRARY_IMPL")):
         return Structure(includes=includes)
     if code is None:
-        code = masked(text, parsed.spans, _CODE)
+        code = masked(text, parsed.spans, CODE_ONLY)
     return Structure(
         includes=includes,
         kernels=tuple(Site(n, line(p)) for n, p in _kernels(code)),

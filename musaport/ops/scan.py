@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from musaport.cpp.parser import CODE, masked, parse
-from musaport.cpp.structure import Structure, structure
 from musaport import jsoncache
+from musaport.cpp.parser import masked, parse
+from musaport.cpp.structure import Structure, structure
+from musaport.cpp.text import CODE_ONLY, LineIndex, matching
 
-_CODE = frozenset({CODE})
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
 # Names a body can reach: any but ``std::`` ones (``std::max`` is not ``at::native::max``).
@@ -78,7 +78,7 @@ def _defs(rows: list) -> tuple[Definition, ...]:
 def file_facts(path: str, data: bytes) -> FileFacts:
     """Lex ``data`` and collect its definitions, structure facts and dispatch declarations."""
     parsed = parse(data)
-    code = masked(parsed.text, parsed.spans, _CODE)
+    code = masked(parsed.text, parsed.spans, CODE_ONLY)
     found, invocations = definitions(code)
     return FileFacts(path, tuple(found), structure(parsed, code),
                      tuple(m.group(1) for m in _DISPATCH_DECL.finditer(code)), tuple(invocations),
@@ -116,7 +116,7 @@ def definitions(code: str) -> tuple[list[Definition], list[Definition]]:
     found: list[Definition] = []
     invocations: list[Definition] = []
     pos = 0
-    lines = _LineIndex(code)
+    lines = LineIndex(code)
     while (m := _CALL.search(code, pos)) is not None:
         name, params = m.group(1), m.end() - 1
         pos = m.end()
@@ -157,34 +157,6 @@ def _body(code: str, name: str, params: int, close: int) -> tuple[str, int, int]
 def _opens_body(code: str, close: int) -> bool:
     brace = _AFTER_PARAMS.match(code, close + 1).end()
     return brace < len(code) and code[brace] in "{("
-
-
-_BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
-
-
-def matching(code: str, start: int) -> int:
-    """Offset of the bracket closing the one at ``start`` (-1 if unbalanced)."""
-    opening = code[start]
-    depth = 0
-    for m in _BRACKETS[opening].finditer(code, start):
-        depth += 1 if m.group() == opening else -1
-        if depth == 0:
-            return m.start()
-    return -1
-
-
-class _LineIndex:
-    """Line numbers of offsets, counted incrementally (offsets only grow)."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.pos, self.line = text, 0, 1
-
-    def __call__(self, offset: int) -> int:
-        if offset < self.pos:
-            return self.text.count("\n", 0, offset) + 1
-        self.line += self.text.count("\n", self.pos, offset)
-        self.pos = offset
-        return self.line
 
 
 CACHE_NAME = "operator-scan.json"

@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass, field
 
 from musaport import __version__
-from musaport.cpp.parser import CODE, Parsed, decode, encode, masked, parse
+from musaport.cpp.parser import Parsed, decode, encode, masked, parse
 from musaport.rewrite.apply import Finding, rewrite
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.structure import Structure, structure
+from musaport.cpp.text import CODE_ONLY
 from musaport.cpp.tokens import Tokens
 
 PROVENANCE = "// musaport"
-_CODE = frozenset({CODE})
 # Spellings that mark a CUDA API name even when the toolkit vocabulary lacks it
 # (removed runtime APIs, libraries whose headers are not in the toolkit).
 # Driver-style cuFoo names are left to the vocabulary: PyTorch names its own
@@ -67,10 +67,10 @@ def port_bytes(
     if text.startswith(PROVENANCE):
         return FileResult(src, out, "copied", digest, digest, warnings=warnings, data=data)
     parsed = parse(data, tokens)
-    code = masked(parsed.text, parsed.spans, _CODE)
+    code = masked(parsed.text, parsed.spans, CODE_ONLY)
     facts = structure(parsed, code)
-    result = rewrite(parsed, rules.rules, src, {_CODE: code})
-    unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(_CODE))
+    result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
+    unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(CODE_ONLY))
     if result.text == text:
         return FileResult(src, out, "unchanged", digest, digest, {}, result.findings, unmapped, warnings, facts, data)
     new = encode(provenance(src, digest, text) + result.text)
@@ -92,7 +92,7 @@ def copy_bytes(data: bytes, src: str, out: str) -> FileResult:
 def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None = None) -> tuple[tuple[str, int], ...]:
     """CUDA API identifiers still present in code context, with their lines."""
     if code is None:
-        code = masked(parsed.text, parsed.spans, _CODE)
+        code = masked(parsed.text, parsed.spans, CODE_ONLY)
     hits = []
     line, pos = 1, 0
     for m in _CANDIDATE.finditer(code):

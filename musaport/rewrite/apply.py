@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from musaport.cpp.parser import CODE, MASK, Parsed, Span, context_at, masked
+from musaport.cpp.text import LineIndex
 from musaport.rewrite.rules import Rule
 
 
@@ -47,7 +48,7 @@ class _State:
     text: str
     spans: list[Span]
     views: dict[frozenset[str], str] = field(default_factory=dict)
-    newlines: list[int] | None = None
+    lines: LineIndex | None = None
     absent: set[str] = field(default_factory=set)
     present: set[str] = field(default_factory=set)
 
@@ -89,9 +90,9 @@ class _State:
         return self.views[contexts]
 
     def line_of(self, pos: int) -> int:
-        if self.newlines is None:
-            self.newlines = [m.start() for m in re.finditer("\n", self.text)]
-        return bisect_right(self.newlines, pos - 1) + 1 if pos else 1
+        if self.lines is None:
+            self.lines = LineIndex(self.text)
+        return self.lines(pos)
 
 
 def rewrite(
@@ -205,7 +206,7 @@ def _apply(state: _State, edits: list[tuple[int, int, str]]) -> None:
     state.views = {allowed: _splice(view, edits, contexts, allowed) for allowed, view in state.views.items()}
     state.text = "".join(pieces)
     state.spans = _shift(state.spans, edits)
-    state.newlines = None
+    state.lines = None
     state.recheck_absent(edits)
 
 
