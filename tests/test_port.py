@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from musaport.port.file import PROVENANCE, port_bytes
-from musaport.resources import default_packs, vocabulary_file
+from musaport.resources import default_packs, parse_vocabulary, vocabulary_file
 from musaport.rewrite.rules import load_packs
 
 RULES = load_packs(default_packs())
-VOCAB = frozenset(ln for ln in vocabulary_file().read_text().splitlines() if ln and not ln.startswith("#"))
+VOCAB = parse_vocabulary(vocabulary_file().read_bytes())
 PATH = "aten/src/ATen/native/cuda/X.cu"
 
 

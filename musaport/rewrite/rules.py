@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -61,6 +61,7 @@ class Rule:
     needles: tuple[str, ...] = field(default=(), compare=False, repr=False)
     table: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     scan: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    compiled: bool = field(default=False, compare=False, repr=False)
 
     def applies_to(self, path: str) -> bool:
         """True when the rule's file globs (if any) match ``path``."""
@@ -102,15 +103,15 @@ class RuleSet:
         return next((r for r in self.rules if r.id == rule_id), None)
 
     def compile(self) -> "RuleSet":
-        """Compile the regexes of rules loaded with ``compile=False``; an invalid one is a LoadError.
+        """This rule set with every regex compiled (rules loaded with ``compile=False``);
+        an invalid one is a LoadError.
 
         A run whose cache still holds needs no regex at all, so ``musaport
         run`` loads packs uncompiled and compiles only when there is work.
         """
-        for rule in self.rules:
-            if rule.regex.pattern != rule.pattern:
-                _compiled(rule)
-        return self
+        if all(rule.compiled for rule in self.rules):
+            return self
+        return replace(self, rules=tuple(rule if rule.compiled else _compiled(rule) for rule in self.rules))
 
 
 def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
@@ -289,13 +290,8 @@ def _compiled(rule: Rule) -> Rule:
             regex.sub(rule.replace, "")  # validates group references
     except (re.error, IndexError) as exc:
         raise LoadError(f"{rule.where}: rule '{rule.id}': invalid regex: {exc}") from None
-    needles = _needles(rule)
-    object.__setattr__(rule, "regex", regex)
-    object.__setattr__(rule, "keep", keep)
-    object.__setattr__(rule, "needles", needles)
-    object.__setattr__(rule, "table", dict(rule.names))
-    object.__setattr__(rule, "scan", _scan_regex(rule.pattern))
-    return rule
+    return replace(rule, regex=regex, keep=keep, needles=_needles(rule), table=dict(rule.names),
+                   scan=_scan_regex(rule.pattern), compiled=True)
 
 
 _LEADING_ASSERTIONS = re.compile(r"^(?:\\b|\(\?<[=!](?:[^()\\\[]|\\.|\[(?:[^\]\\]|\\.)*\])*\))+")
