@@ -35,7 +35,7 @@ def optional_pack(name: str) -> Path:
 
 
 def default_layout() -> Path:
-    return data_dir("rules") / "layout.yaml"
+    return data_dir("rules") / "layouts" / "pytorch.yaml"
 
 
 def vocabulary_file() -> Path:

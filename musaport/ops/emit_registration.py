@@ -9,11 +9,13 @@ translated, and the result each variant returns.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Iterable
 
 from musaport import __version__
 from musaport.ops.model import Operator, OperatorModel
+from musaport.ops.records import Record, Wrapper
 from musaport.outdir import REGISTRATION
 from musaport.templates import render_template
 
@@ -31,18 +33,34 @@ def wrapper_name(name: str) -> str:
     return f"wrapper_MUSA_{base}__{overload}" if overload else f"wrapper_MUSA_{base}"
 
 
-def op_vars(op: Operator, wrapper: dict) -> dict:
+@dataclass(frozen=True)
+class Registered:
+    """One operator as the registration templates print it: the model's facts, the C++ names
+    made here, and (through attribute access) every field of torchgen's :class:`Wrapper`."""
+
+    name: str
+    kind: str
+    stubs: tuple[str, ...]
+    files: tuple[str, ...]
+    wrapper: str
+    class_name: str
+    signature: Wrapper
+
+    def __getattr__(self, field: str):
+        return getattr(self.signature, field)
+
+
+def registered(op: Operator, record: Record) -> Registered:
     """Everything the templates print for one operator."""
-    values = {"name": op.name, "kind": op.kind, "stubs": op.stubs, "files": op.files,
-              "wrapper": wrapper_name(op.name), **wrapper}
-    if wrapper["structured"]:
-        values["class_name"] = f"musa_{wrapper['parent'].rsplit('::', 1)[-1]}_{wrapper['variant']}"
-    return values
+    w = record.wrapper
+    assert w is not None, op.name
+    class_name = f"musa_{w.parent.rsplit('::', 1)[-1]}_{w.variant}" if w.structured else ""
+    return Registered(op.name, op.kind, op.stubs, op.files, wrapper_name(op.name), class_name, w)
 
 
-def _helpers(ops: list[dict]) -> set[str]:
+def _helpers(ops: list[Registered]) -> set[str]:
     """The static helpers the structured variants in ``ops`` call."""
-    variants = {o["variant"] for o in ops if o["structured"]}
+    variants = {o.variant for o in ops if o.structured}
     used = {"create"} if "functional" in variants else set()
     used |= {"resize"} if "out" in variants else set()
     used |= {"inplace"} if "inplace" in variants else set()
@@ -52,8 +70,8 @@ def _helpers(ops: list[dict]) -> set[str]:
 def render_registration(model: OperatorModel, ops: Iterable[Operator], what: str = "native_functions.yaml") -> str:
     """One RegisterMUSA.cpp for ``ops`` (in yaml order)."""
     chosen = sorted(ops, key=lambda op: (op.line, op.name))
-    values = [op_vars(op, model.wrappers[op.name]) for op in chosen]
-    roots = sorted({model.wrappers[op.name]["root"] for op in chosen})
+    values = [registered(op, model.wrappers[op.name]) for op in chosen]
+    roots = sorted({model.wrappers[op.name].root for op in chosen})
     return render_template("RegisterMUSA.cpp.j2", header=header(what), ops=values, roots=roots,
                            helpers=_helpers(values))
 

@@ -23,6 +23,7 @@ from musaport.ops.model import Operator, OperatorModel, inputs, operator_model, 
 from musaport.ops.records import NATIVE_FUNCTIONS, load_records, start_records
 from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, OutDir
 from musaport.port.file import FileResult
+from musaport.port.layout import Layout
 from musaport.rewrite.rules import Rule
 
 
@@ -49,24 +50,24 @@ class OperatorFiles:
         unique = {e.stub: e for e in self.options.exclude_stubs}
         return [rule_for(e) for _, e in sorted(unique.items())]
 
-    def describe(self, source: Path) -> str:
-        return f"{self.options!r}\0{inputs_digest(source)}"
+    def describe(self, source: Path, layout: Layout) -> str:
+        return f"{self.options!r}\0{inputs_digest(source, layout)}"
 
     def prepare(self, source: Path, out: OutDir) -> None:
         check_selection(source, out, self.options)
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir) -> dict[str, bytes]:
-        return generated_files(source, results, self.options, out)
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> dict[str, bytes]:
+        return generated_files(source, results, self.options, out, layout)
 
 
 def generated_files(source: Path, results: list[FileResult], options: GenerateOptions,
-                    out: OutDir | None = None) -> dict[str, bytes]:
+                    out: OutDir | None = None, layout: Layout | None = None) -> dict[str, bytes]:
     """Generated outputs by tree-relative path; ``out`` holds the operator model's cache."""
     ok = [r for r in results if r.status != "failed"]
     what = _yaml_label(source)
     files: dict[str, str] = {}
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
-        model = operator_model(source, out, [r.src for r in ok])
+        model = operator_model(source, out, [r.src for r in ok], layout)
         chosen = select(model, options)
         files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
         registered = {op.name: registration_of(op, options.split) for op in chosen if files}
@@ -105,7 +106,7 @@ def check_selection(source: Path, out: OutDir, options: GenerateOptions) -> None
     if not (options.ops or options.exclude_ops):
         return
     out.state.mkdir(parents=True, exist_ok=True)
-    names = {r["name"] for r in load_records(source, out.state).items}
+    names = {r.name for r in load_records(source, out.state).items}
     _names(names, options.ops, "--ops")
     _names(names, options.exclude_ops, "--exclude-ops")
 
@@ -124,10 +125,10 @@ def _names(known: Iterable[str], queries: Iterable[str], option: str) -> set[str
     return chosen
 
 
-def inputs_digest(source: Path) -> str:
+def inputs_digest(source: Path, layout: Layout) -> str:
     """Size and mtime of the files outside the port that the generated files depend on."""
     h = hashlib.sha256()
-    for path in inputs(source):
+    for path in inputs(source, layout):
         try:
             st = path.stat()
         except OSError:

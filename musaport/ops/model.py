@@ -24,25 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from musaport.ops.records import NATIVE_FUNCTIONS, TAGS, Records, load_records
+from musaport.ops.records import NATIVE_FUNCTIONS, TAGS, Record, Records, load_records
 from musaport.ops.scan import Definition, FileFacts, pasted_regex, pasted_with, scan
 from musaport.outdir import OutDir
-from musaport.port.layout import Found, discover, load_layout
+from musaport.port.layout import Found, Layout, OperatorFolders, discover, load_layout
 from musaport.resources import default_layout
 
 KINDS = ("stub", "structured", "cuda-function", "not-portable", "unresolved")
-# Folders whose CUDA-side code needs a vendor library MUSA has no counterpart for.
-VENDOR_FOLDERS = {
-    "aten/src/ATen/native/cudnn/": "cuDNN (MUSA has muDNN, with a different API)",
-    "aten/src/ATen/native/quantized/cudnn/": "cuDNN (MUSA has muDNN, with a different API)",
-    "aten/src/ATen/native/miopen/": "MIOpen (ROCm only)",
-}
 # Name prefixes in a kernel's body that mark such a library.
 VENDOR_NAMES = {"cudnn": "cuDNN", "miopen": "MIOpen", "cusparseLt": "cuSPARSELt", "cublasLt": "cuBLASLt"}
-# Device-generic folders (not ported) where CUDA kernels that go through stubs are defined.
-GENERIC_FOLDERS = ("aten/src/ATen/native", "aten/src/ATen/native/sparse", "aten/src/ATen/native/quantized",
-                   "aten/src/ATen/native/nested", "aten/src/ATen/native/transformers",
-                   *(f.rstrip("/") for f in VENDOR_FOLDERS))
 SCANNED_PORTED = (".cu", ".cpp", ".cuh")
 MAX_DEPTH = 3
 
@@ -67,7 +57,7 @@ class OperatorModel:
     """Every CUDA operator by name, plus the C++ facts registration code needs."""
 
     operators: dict[str, Operator]
-    wrappers: dict[str, dict] = field(default_factory=dict)
+    wrappers: dict[str, Record] = field(default_factory=dict)  # the records torchgen gave a C++ wrapper
     origin: str = "torchgen"
     note: str = ""
 
@@ -105,38 +95,42 @@ def suggest_names(names: Iterable[str], query: str) -> list[str]:
     return difflib.get_close_matches(query, candidates, n=5, cutoff=0.6)
 
 
-def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = None) -> OperatorModel:
+def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = None,
+                   layout: Layout | None = None) -> OperatorModel:
     """The model of ``source``; caches torchgen's records and the scan in ``out``'s state folder.
 
-    ``ported``: the tree-relative sources the run ported (default: the bundled layout's selection).
+    ``ported``: the tree-relative sources the run ported (default: the layout's selection);
+    ``layout``: the run's layout (default: the bundled one), which names the folders read besides.
     """
+    layout = layout or load_layout(default_layout())
     state = out.state
     state.mkdir(parents=True, exist_ok=True)
     records = load_records(source, state)
-    ported_set = set(ported if ported is not None else _layout_selection(source))
-    scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)] + _generic_files(source, ported_set)
+    ported_set = set(ported if ported is not None else _layout_selection(source, layout))
+    scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)]
+    scanned += _generic_files(source, ported_set, layout.operators)
     facts = scan(source, scanned, state)
-    return build_model(records, facts, ported_set)
+    return build_model(records, facts, ported_set, layout.operators)
 
 
-def _layout_selection(source: Path) -> list[str]:
-    return [f.rel for f in discover(load_layout(default_layout()), source) if isinstance(f, Found)]
+def _layout_selection(source: Path, layout: Layout) -> list[str]:
+    return [f.rel for f in discover(layout, source) if isinstance(f, Found)]
 
 
-def _generic_files(source: Path, ported: set[str]) -> list[str]:
+def _generic_files(source: Path, ported: set[str], folders: OperatorFolders) -> list[str]:
     """The ``.cpp`` files of the device-generic folders that the run did not port."""
     found = []
-    for folder in GENERIC_FOLDERS:
+    for folder in folders.generic:
         path = source / folder
         if path.is_dir():
             found += [f"{folder}/{p.name}" for p in path.iterdir() if p.suffix == ".cpp" and p.is_file()]
     return sorted(set(found) - ported)
 
 
-def inputs(source: Path) -> list[Path]:
+def inputs(source: Path, layout: Layout) -> list[Path]:
     """Files outside the ported set whose change changes the model (for the run's digest)."""
     paths = [source / NATIVE_FUNCTIONS, source / TAGS]
-    return paths + [source / rel for rel in _generic_files(source, set())]
+    return paths + [source / rel for rel in _generic_files(source, set(), layout.operators)]
 
 
 @dataclass
@@ -144,6 +138,7 @@ class _Index:
     """Lookups over all scanned files: definitions, impls and registrations by name."""
 
     ported: set[str]
+    folders: OperatorFolders = OperatorFolders()
     defs: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
     impls: dict[str, list[str]] = field(default_factory=dict)
     registered: dict[str, list[str]] = field(default_factory=dict)
@@ -153,8 +148,8 @@ class _Index:
     found: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, facts: dict[str, FileFacts], ported: set[str]) -> "_Index":
-        idx = cls(ported)
+    def of(cls, facts: dict[str, FileFacts], ported: set[str], folders: OperatorFolders) -> "_Index":
+        idx = cls(ported, folders)
         for path, f in sorted(facts.items()):
             for d in f.definitions:
                 idx.defs.setdefault(d.name, []).append((path, d))
@@ -207,36 +202,36 @@ def _word_of(arg: str, kernel: str, words: set[str]) -> bool:
     return arg in words or (f"_{arg}_" in f"_{kernel}_" and len(arg) > 2)
 
 
-def build_model(records: Records, facts: dict[str, FileFacts], ported: set[str]) -> OperatorModel:
+def build_model(records: Records, facts: dict[str, FileFacts], ported: set[str],
+                folders: OperatorFolders = OperatorFolders()) -> OperatorModel:
     """Classify every record (pure: records and facts in, model out)."""
-    idx = _Index.of(facts, ported)
+    idx = _Index.of(facts, ported, folders)
     ops: dict[str, Operator] = {}
-    own = [r for r in records.items if not r["delegate"]]
+    own = [r for r in records.items if not r.delegate]
     for r in own:
-        ops[r["name"]] = _classify(r, idx)
+        ops[r.name] = _classify(r, idx)
     for r in records.items:
-        if r["delegate"]:
-            ops[r["name"]] = _delegated(r, ops.get(r["delegate"]))
-    wrappers = {r["name"]: {**r["wrapper"], "root": r["root"]} for r in records.items
-                if r.get("wrapper") and not r.get("manual")}
+        if r.delegate:
+            ops[r.name] = _delegated(r, ops.get(r.delegate))
+    wrappers = {r.name: r for r in records.items if r.wrapper is not None and not r.manual}
     return OperatorModel(dict(sorted(ops.items())), wrappers, records.origin, records.note)
 
 
-def _op(r: dict, kind: str, stubs: Iterable[str] = (), files: Iterable[str] = (), reason: str = "") -> Operator:
-    return Operator(r["name"], r["schema"], r["line"], kind, r["kernel"], tuple(sorted(set(stubs))),
-                    tuple(sorted(set(files))), r["delegate"], reason)
+def _op(r: Record, kind: str, stubs: Iterable[str] = (), files: Iterable[str] = (), reason: str = "") -> Operator:
+    return Operator(r.name, r.schema, r.line, kind, r.kernel, tuple(sorted(set(stubs))),
+                    tuple(sorted(set(files))), r.delegate, reason)
 
 
-def _delegated(r: dict, target: Operator | None) -> Operator:
+def _delegated(r: Record, target: Operator | None) -> Operator:
     """A structured delegate is reached exactly as the out variant it delegates to."""
     if target is None:
-        return _op(r, "unresolved", reason=f"delegates to {r['delegate']}, which has no CUDA kernel")
+        return _op(r, "unresolved", reason=f"delegates to {r.delegate}, which has no CUDA kernel")
     return _op(r, target.kind, target.stubs, target.files, target.reason)
 
 
-def _classify(r: dict, idx: _Index) -> Operator:
-    kernel = r["kernel"]
-    if r["structured"]:
+def _classify(r: Record, idx: _Index) -> Operator:
+    kernel = r.kernel
+    if r.structured:
         ported_impls = [p for p in idx.impls.get(kernel, []) if p in idx.ported]
         if ported_impls:
             return _vendor_check(r, idx, kernel) or _op(r, "structured", files=ported_impls)
@@ -256,13 +251,13 @@ def _classify(r: dict, idx: _Index) -> Operator:
 _KERNEL_FILES = (".cu", ".cpp")
 
 
-def _through_generic(r: dict, idx: _Index, kind: str, what: str) -> Operator:
+def _through_generic(r: Record, idx: _Index, kind: str, what: str) -> Operator:
     """A kernel defined outside the ported set: follow its body to stubs and ported functions."""
-    kernel = r["kernel"]
+    kernel = r.kernel
     generic = [(p, d) for p, d in _definitions(idx, kernel) if p not in idx.ported]
-    vendor = [p for p, _ in generic if _vendor_folder(p)]
+    vendor = [p for p, _ in generic if idx.folders.vendor_reason(p)]
     if vendor:
-        return _op(r, "not-portable", reason=f"{what} is defined in {vendor[0]}: {_vendor_folder(vendor[0])}, "
+        return _op(r, "not-portable", reason=f"{what} is defined in {vendor[0]}: {idx.folders.vendor_reason(vendor[0])}, "
                                               "which is not ported")
     if not generic:
         return _op(r, "unresolved", reason=_missing(kernel, what))
@@ -317,11 +312,7 @@ def _cuda_only(idx: _Index, name: str) -> bool:
 _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # a macro invocation's arguments are words, not calls
 
 
-def _vendor_folder(path: str) -> str:
-    return next((why for folder, why in VENDOR_FOLDERS.items() if path.startswith(folder)), "")
-
-
-def _vendor_check(r: dict, idx: _Index, kernel: str) -> Operator | None:
+def _vendor_check(r: Record, idx: _Index, kernel: str) -> Operator | None:
     """Not portable when the kernel's own body calls a library MUSA lacks."""
     for path, d in _definitions(idx, kernel):
         if path not in idx.ported:

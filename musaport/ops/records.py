@@ -15,7 +15,7 @@ import hashlib
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from musaport import jsoncache
@@ -29,12 +29,79 @@ FORMAT = 1
 
 
 @dataclass(frozen=True)
-class Records:
-    """Per-function records (dicts, as the child wrote them) and where they came from."""
+class Guard:
+    """Which argument decides the device a wrapper switches to: ``tensor``, ``options`` or ``none``."""
 
-    items: tuple[dict, ...]
+    kind: str
+    arg: str
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """The C++ facts torchgen gives for one registered wrapper (see ``torchgen_child``).
+
+    Every wrapper has the dispatcher signature and its guard; an unstructured
+    one calls ``call``, a structured one runs ``meta`` and ``impl`` of its
+    ``parent`` class for its ``variant`` (functional, inplace, out).
+    """
+
+    returns: str
+    params: str
+    args: tuple[str, ...]
+    guard: Guard
+    structured: bool
+    call: str = ""
+    variant: str = ""
+    parent: str = ""
+    outputs: int = 0
+    out_names: tuple[str, ...] = ()
+    self: str = ""
+    meta: str = ""
+    impl: str = ""
+    precomputed: bool = False
+    inherits: bool = False
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Wrapper":
+        return cls(**{**data, "args": tuple(data["args"]), "out_names": tuple(data.get("out_names", ())),
+                      "guard": Guard(**data["guard"])})
+
+
+@dataclass(frozen=True)
+class Record:
+    """One operator overload the CUDA key has a kernel for, as torchgen (or the plain YAML) reads it."""
+
+    name: str
+    schema: str
+    line: int
+    kernel: str
+    root: str
+    structured: bool
+    delegate: str
+    explicit: bool
+    manual: bool
+    wrapper: Wrapper | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Record":
+        wrapper = data.get("wrapper")
+        return cls(**{**data, "wrapper": Wrapper.from_json(wrapper) if wrapper else None})
+
+
+@dataclass(frozen=True)
+class Records:
+    """Per-function records and where they came from."""
+
+    items: tuple[Record, ...]
     origin: str  # "torchgen" | "yaml"
     note: str = ""
+
+    def to_json(self) -> dict:
+        return {"items": [asdict(r) for r in self.items], "origin": self.origin, "note": self.note}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Records":
+        return cls(tuple(Record.from_json(r) for r in data["items"]), data["origin"], data["note"])
 
 
 def yaml_digest(source: Path) -> str:
@@ -66,7 +133,7 @@ def _child(source: Path) -> subprocess.Popen[str]:
 def _cached(path: Path) -> Records | None:
     data = jsoncache.load(path)
     try:
-        return Records(tuple(data["items"]), data["origin"], data["note"]) if data else None
+        return Records.from_json(data) if data else None
     except (KeyError, TypeError):
         return None
 
@@ -89,7 +156,7 @@ def load_records(source: Path, state: Path) -> Records:
         records = _from_yaml(source)
     for old in state.glob("operators-*.json"):
         old.unlink(missing_ok=True)
-    jsoncache.dump(cache, {"items": records.items, "origin": records.origin, "note": records.note})
+    jsoncache.dump(cache, records.to_json())
     return records
 
 
@@ -100,7 +167,7 @@ def _from_torchgen(source: Path) -> Records:
     if child.returncode != 0:
         last = (stderr.strip().splitlines() or ["no output"])[-1]
         raise LoadError(f"{source / NATIVE_FUNCTIONS}: the tree's torchgen could not parse it: {last}")
-    return Records(tuple(json.loads(stdout)), "torchgen")
+    return Records(tuple(Record.from_json(r) for r in json.loads(stdout)), "torchgen")
 
 
 _NO_TORCHGEN = "the tree has no torchgen/: operators read from plain YAML; no registration code (no C++ signatures)"
@@ -126,12 +193,12 @@ def _name(entry: dict) -> str:
     return " ".join(str(entry["func"]).split()).split("(", 1)[0]
 
 
-def _yaml_record(entry: dict, kernel: str, delegate: str) -> dict:
+def _yaml_record(entry: dict, kernel: str, delegate: str) -> Record:
     schema = " ".join(str(entry["func"]).split())
     name = schema.split("(", 1)[0]
-    return {"name": name, "schema": schema, "line": entry.get("__line__", 0), "kernel": kernel,
-            "root": name.split(".", 1)[0].rstrip("_") or name, "structured": bool(entry.get("structured") or delegate),
-            "delegate": delegate, "explicit": not delegate, "manual": False, "wrapper": None}
+    return Record(name=name, schema=schema, line=entry.get("__line__", 0), kernel=kernel,
+                  root=name.split(".", 1)[0].rstrip("_") or name, structured=bool(entry.get("structured") or delegate),
+                  delegate=delegate, explicit=not delegate, manual=False, wrapper=None)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Which files of a PyTorch tree are ported, and where each one lands.
 
-The selection is data (``rules/layout.yaml``), not code, so a backend team
+The selection is data (``rules/layouts/pytorch.yaml``), not code, so a backend team
 can pass its own.  Discovery is a generator over root-relative POSIX paths
 that reports every skip with its reason, the way black's ``files.py`` does.
 """
@@ -30,6 +30,23 @@ class Folder:
 
 
 @dataclass(frozen=True)
+class OperatorFolders:
+    """Folders outside the selection that the operator model reads (see ``ops.model``).
+
+    ``generic``: device-generic folders whose ``.cpp`` files define CUDA
+    kernels that go through stubs; ``vendor``: folders whose code needs a
+    library MUSA has no counterpart for, each with the reason.
+    """
+
+    generic: tuple[str, ...] = ()
+    vendor: tuple[tuple[str, str], ...] = ()
+
+    def vendor_reason(self, path: str) -> str:
+        """Why ``path`` cannot be ported, when it lies in a vendor folder ('' otherwise)."""
+        return next((why for folder, why in self.vendor if path.startswith(folder + "/")), "")
+
+
+@dataclass(frozen=True)
 class Layout:
     """The whole selection, loaded from a layout file."""
 
@@ -41,6 +58,7 @@ class Layout:
     folders: tuple[Folder, ...]
     digest: str
     source: str
+    operators: OperatorFolders = OperatorFolders()
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,7 @@ def load_layout(path: Path) -> Layout:
         folders=folders,
         digest=hashlib.sha256(path.read_bytes()).hexdigest(),
         source=str(path),
+        operators=_operator_folders(f.pop("operators", {}, kind=dict), path),
     )
     f.pop("why", "", kind=str)
     f.done()
@@ -92,6 +111,22 @@ def _folder(entry: object, path: Path) -> Folder:
     )
     f.done()
     return folder
+
+
+def _operator_folders(entry: dict, path: Path) -> OperatorFolders:
+    f = Fields(entry, f"{path}:{entry.get('__line__', 0)}", "operators")
+    generic = tuple(str(g).strip("/") for g in f.pop("generic", [], kind=list))
+    vendor = tuple(_vendor(v, path) for v in f.pop("vendor", [], kind=list))
+    f.done()
+    return OperatorFolders(generic + tuple(p for p, _ in vendor), vendor)
+
+
+def _vendor(entry: object, path: Path) -> tuple[str, str]:
+    line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
+    f = Fields(entry, f"{path}:{line}", "vendor folder")
+    found = (f.pop("path", kind=str).strip("/"), f.pop("why", kind=str))
+    f.done()
+    return found
 
 
 def check_tree(layout: Layout, root: Path) -> None:

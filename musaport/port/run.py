@@ -32,13 +32,13 @@ class GenerationStep(Protocol):
     def extra_rules(self) -> list[Rule]:
         """Rules appended to the packs (the stub exclusions)."""
 
-    def describe(self, source: Path) -> str:
+    def describe(self, source: Path, layout: Layout) -> str:
         """Everything outside the ported files that the generated files depend on."""
 
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir) -> dict[str, bytes]:
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> dict[str, bytes]:
         """Tree-relative path → bytes of every generated file."""
 
 
@@ -128,7 +128,7 @@ def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache
 
 def _digest(opts: Options, config: Config, entries: dict[str, cache.Entry], skipped: list[Skipped]) -> str:
     """The run digest: the cache key, the source, the generation step's inputs, every output."""
-    generated = opts.generation.describe(opts.source) if opts.generation else ""
+    generated = opts.generation.describe(opts.source, config.layout) if opts.generation else ""
     return cache.run_digest(config.key, f"{opts.source}\0{generated}", entries, skipped)
 
 
@@ -161,7 +161,7 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
     for result in fresh:
         if result.staged:
             stage.adopt(result.out)
-    generated = _generated(opts, report, stage)
+    generated = _generated(opts, config, report, stage)
     report.generated = sorted(generated)
     for rel, data in sorted(generated.items()):
         if not _holds(out.tree / rel, data):
@@ -179,12 +179,12 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
     cache.dump(out.state_file(cache.CACHE_NAME), config.key, cache.Cache(entries, digest, report.summary()))
 
 
-def _generated(opts: Options, report: Report, stage: Stage) -> dict[str, bytes]:
+def _generated(opts: Options, config: Config, report: Report, stage: Stage) -> dict[str, bytes]:
     """The generation step's files; a failure there discards the staged port."""
     if opts.generation is None:
         return {}
     try:
-        return opts.generation.files(opts.source, report.results, OutDir(opts.out))
+        return opts.generation.files(opts.source, report.results, OutDir(opts.out), config.layout)
     except BaseException:
         stage.discard()
         raise
