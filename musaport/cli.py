@@ -14,7 +14,7 @@ from typing import NoReturn
 import click
 
 from musaport import __version__
-from musaport.errors import EXIT_USAGE, LoadError
+from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError
 from musaport.ops.exclusions import from_file, from_option
 from musaport.ops.generate import GenerateOptions, OperatorFiles
 from musaport.outdir import OutDir
@@ -37,19 +37,53 @@ def Table(*args, **kwargs):  # noqa: N802 - stands in for rich.table.Table
     return RichTable(*args, **kwargs)
 
 
+class AbsPath(click.Path):
+    """A path option made absolute against the working directory as soon as it is read.
+
+    Every later step (a child process, a cache key, a report) then sees the
+    path the user meant, whatever its own working directory is.
+    """
+
+    def convert(self, value, param, ctx):  # type: ignore[override]
+        return Path(os.path.abspath(super().convert(value, param, ctx)))
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One clear line on stderr and a non-zero exit."""
     click.echo(f"musaport: error: {message}", err=True)
     sys.exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: whatever escapes a command is still one line and an exit code.
+
+    Bad input (``LoadError``) exits 2; a failing file system (disk full, no
+    permission) exits 1; Ctrl-C exits 130. Commands leave the previous output
+    intact in each case, so the line says so.
+    """
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except LoadError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
+        except KeyboardInterrupt:
+            fail("interrupted; the previous output was left as it was", 130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="musaport")
 def main() -> None:
     """Port PyTorch's CUDA sources to Moore Threads' MUSA."""
 
 
 def _packs(rules: tuple[Path, ...], packs: tuple[str, ...]) -> tuple[Path, ...]:
+    for path in rules:
+        if not path.is_file():
+            fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
     try:
         return tuple(default_packs()) + tuple(optional_pack(p) for p in packs) + rules
     except FileNotFoundError as exc:
@@ -57,7 +91,7 @@ def _packs(rules: tuple[Path, ...], packs: tuple[str, ...]) -> tuple[Path, ...]:
 
 
 pack_options = [
-    click.option("--rules", "rules", multiple=True, type=click.Path(path_type=Path),
+    click.option("--rules", "rules", multiple=True, type=AbsPath(path_type=Path),
                  help="Extra rule pack (YAML), applied after the bundled ones. Repeatable."),
     click.option("--pack", "packs", multiple=True, help="Enable an optional bundled pack (e.g. torch-musa)."),
 ]
@@ -70,11 +104,11 @@ def with_packs(fn):
 
 
 @main.command("run")
-@click.option("--pytorch-src", type=click.Path(path_type=Path), default=None,
+@click.option("--pytorch-src", type=AbsPath(path_type=Path), default=None,
               help="PyTorch source tree to port (default: the bundled fixture tree).")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+@click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="Output folder; the ported tree goes to OUT/generated_cuda_compatible.")
-@click.option("--layout", type=click.Path(path_type=Path), default=None, help="Layout file selecting what to port.")
+@click.option("--layout", type=AbsPath(path_type=Path), default=None, help="Layout file selecting what to port.")
 @with_packs
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary table.")
@@ -83,21 +117,22 @@ def with_packs(fn):
 @click.option("--split", is_flag=True, help="One RegisterMUSA_<source>.cpp per CUDA source instead of one file.")
 @click.option("--exclude-stubs", multiple=True,
               help="DispatchStubs the backend implements itself: their REGISTER_DISPATCH lines are removed.")
-@click.option("--exclude-stubs-file", type=click.Path(path_type=Path), default=None,
+@click.option("--exclude-stubs-file", type=AbsPath(path_type=Path), default=None,
               help="YAML file with a 'stubs:' list, added to --exclude-stubs.")
 @click.option("--no-registration", is_flag=True,
               help="Port and list sources only: no operator model, RegisterMUSA.cpp or musa_functions.yaml.")
 def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_ops, split, exclude_stubs,
             exclude_stubs_file, no_registration) -> None:
     """Port the CUDA parts of a PyTorch tree into OUT/generated_cuda_compatible."""
+    jobs = jobs or default_jobs()
     opts = Options(
         source=pytorch_src or default_fixture_tree(),
         out=out,
         layout=layout or default_layout(),
         packs=_packs(rules, packs),
-        jobs=jobs or default_jobs(),
+        jobs=jobs,
         generation=OperatorFiles(_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file,
-                                                   not no_registration)),
+                                                   not no_registration), jobs),
     )
     try:
         config = load_config(opts)
@@ -110,6 +145,8 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_op
         click.echo(f"musaport: error: {f.src}: {'; '.join(f.warnings)}", err=True)
     if report.failed:
         click.echo(f"musaport: {len(report.failed)} file(s) failed; the output tree was left as it was", err=True)
+    for problem in report.summary().get("problems", []):
+        click.echo(f"musaport: error: {problem}", err=True)
     sys.exit(report.return_code)
 
 
@@ -207,7 +244,7 @@ def rules_explain(rule_id, rules, packs) -> None:
 
 
 @main.command("parse")
-@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.argument("file", type=AbsPath(path_type=Path, exists=True, dir_okay=False))
 def parse_cmd(file: Path) -> None:
     """Show how the parser sees FILE: context spans and structure facts (JSON)."""
     import json
@@ -222,12 +259,12 @@ def parse_cmd(file: Path) -> None:
 
 
 @main.command("check")
-@click.option("--pytorch-src", "new", required=True, type=click.Path(path_type=Path),
+@click.option("--pytorch-src", "new", required=True, type=AbsPath(path_type=Path),
               help="The new PyTorch tree (after the bump).")
-@click.option("--baseline", type=click.Path(path_type=Path), default=None, help="The old PyTorch tree.")
-@click.option("--baseline-report", type=click.Path(path_type=Path), default=None,
+@click.option("--baseline", type=AbsPath(path_type=Path), default=None, help="The old PyTorch tree.")
+@click.option("--baseline-report", type=AbsPath(path_type=Path), default=None,
               help="A previous 'check --format json' report or a porting_report.json, instead of --baseline.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("build/check"), show_default=True,
+@click.option("--out", type=AbsPath(path_type=Path), default=Path("build/check"), show_default=True,
               help="Work folder: ports go to OUT/new and OUT/old, reports to OUT/musaport-check.*")
 @click.option("--format", "formats", multiple=True, default=("text",), show_default=True,
               type=click.Choice(["text", "md", "json", "sarif", "junit"]),
@@ -235,7 +272,7 @@ def parse_cmd(file: Path) -> None:
 @click.option("--fail-on", default="new-unmapped,schema-drift,removed-files,compile-regression,dead-rules",
               show_default=True, help="Comma-separated finding categories that make the check fail.")
 @click.option("--validate", is_flag=True, help="Also compare which files compile against the MUSA shim.")
-@click.option("--layout", type=click.Path(path_type=Path), default=None, help="Layout file selecting what to port.")
+@click.option("--layout", type=AbsPath(path_type=Path), default=None, help="Layout file selecting what to port.")
 @with_packs
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, layout, rules, packs, jobs) -> None:
@@ -263,7 +300,7 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
 @main.command("validate")
 @click.option("--compile", "compile_mode", is_flag=True, help="Syntax-check ported translation units with clang.")
 @click.option("--run", "run_mode", is_flag=True, help="Port, build and run the fixture kernels on the CPU.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+@click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'.")
 @click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
@@ -272,6 +309,7 @@ def validate_cmd(compile_mode, run_mode, out, host_only, jobs, patterns) -> None
     """Prove the port is real MUSA code: it compiles against the shim, and kernels run on the CPU."""
     if compile_mode == run_mode:
         fail("give exactly one of --compile or --run")
+    _require("validate --compile" if compile_mode else "validate --run")
     try:
         if compile_mode:
             code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only)
@@ -310,11 +348,11 @@ def _validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> int:
 
 @main.command("whereis")
 @click.argument("symbol")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+@click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run' (the ported tree is searched).")
-@click.option("--pytorch-src", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+@click.option("--pytorch-src", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
               help="PyTorch tree: when the port does not define the symbol, look for its CUDA spelling here.")
-@click.option("--cmake-list", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+@click.option("--cmake-list", type=AbsPath(path_type=Path, exists=True, dir_okay=False), default=None,
               help="The backend's own CMake source list: say whether it already names the file.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
@@ -339,9 +377,9 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
 
 @main.command("diff")
 @click.argument("op")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+@click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'; files it holds no port of are ported in memory.")
-@click.option("--pytorch-src", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+@click.option("--pytorch-src", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
               help="PyTorch tree (default: the one OUT was ported from, else the bundled fixture tree).")
 @click.option("--stat", is_flag=True, help="Per file: lines added and removed, and the rules that fired.")
 @click.option("--no-color", is_flag=True, help="Plain text, rule ids in a column.")
@@ -357,6 +395,9 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     from musaport.diff.render import render_plain, render_rich, render_stat, to_json
 
     out_dir = OutDir(out)
+    given = click.get_current_context().get_parameter_source("out") is not click.core.ParameterSource.DEFAULT
+    if given and pytorch_src is None:  # else a typo in --out would silently diff the bundled fixture tree
+        out_dir.require_port()
     source = pytorch_src or default_source(out_dir, default_fixture_tree())
     try:
         diff = op_diff(op, source, out_dir, _ruleset(rules, packs), context)
@@ -370,3 +411,31 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
         click.echo(render_plain(diff), nl=False)
     else:
         render_rich(diff, console())
+
+
+@main.command("doctor")
+@click.option("--pytorch-src", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
+              help="Also check that this PyTorch tree's own torchgen imports here (run and check need it).")
+def doctor_cmd(pytorch_src) -> None:
+    """What each command needs, what is missing, and the command that installs it (exit 1 if anything is)."""
+    from musaport.doctor import diagnose, exit_code, install_commands, render_rows
+
+    statuses = diagnose(pytorch_src)
+    table = Table("what (needed by)", "status", "detail", "install", title="musaport doctor", title_justify="left")
+    for what, status, detail, install in render_rows(statuses):
+        style = {"MISSING": "bold red", "ok": "green"}.get(status, "yellow")
+        table.add_row(what, f"[{style}]{status}[/]", detail, install)
+    console().print(table)
+    commands = install_commands(statuses)
+    if commands:
+        click.echo("to install what is missing:\n" + "\n".join(f"  {c}" for c in commands))
+    sys.exit(exit_code(statuses))
+
+
+def _require(command: str, pytorch_src: Path | None = None) -> None:
+    """Fail with one line when ``command`` lacks a tool it needs (naming ``musaport doctor``)."""
+    from musaport.doctor import require
+
+    missing = require(command, pytorch_src)
+    if missing:
+        fail(missing)

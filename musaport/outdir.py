@@ -13,10 +13,12 @@ Writes go through :func:`write_atomic`, so a reader never sees half a file.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from musaport.errors import LoadError
 
@@ -82,6 +84,37 @@ class OutDir:
         """Source path → ported path, from the report (empty without one)."""
         files = self.porting_report().get("files") or {}
         return {src: entry["out"] for src, entry in files.items() if isinstance(entry, dict) and "out" in entry}
+
+    def prepare(self) -> None:
+        """Create ``--out`` and its state folder, or refuse it in one line (a file, unwritable)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise LoadError(f"{self.root}: --out exists and is not a folder")
+        try:
+            self.state.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LoadError(f"{self.root}: cannot create --out: {exc.strerror or exc}") from None
+        if not os.access(self.state, os.W_OK):
+            raise LoadError(f"{self.root}: --out is not writable")
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold ``--out`` for one run: a second run on it fails in one line instead of racing the first.
+
+        The lock is an ``flock`` on a file in the state folder, so it is
+        released when its holder dies, however it dies.
+        """
+        self.prepare()
+        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise LoadError(f"{self.root}: another musaport run is writing to this --out; "
+                            "wait for it to finish or use another --out") from None
+        try:
+            yield
+        finally:
+            os.close(fd)
 
     def require_port(self) -> None:
         """Refuse an ``--out`` that holds no port, with the command that makes one."""

@@ -7,6 +7,7 @@ pyproject.toml's force-include).  Both layouts are looked up the same way.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PKG = Path(__file__).resolve().parent
@@ -45,6 +46,13 @@ def vocabulary_file() -> Path:
 def parse_vocabulary(raw: bytes) -> frozenset[str]:
     """The CUDA toolkit names of a vocabulary file: one per line, ``#`` starts a comment line."""
     return frozenset(ln.strip() for ln in raw.decode().splitlines() if ln.strip() and not ln.startswith("#"))
+
+
+def user_cache() -> Path:
+    """The user cache (``$XDG_CACHE_HOME/musaport``, else ``~/.cache/musaport``): the only place besides
+    ``--out`` where musaport writes."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "musaport"
 
 
 def shim_include() -> Path:

@@ -7,6 +7,7 @@ the files that define and register them), diffs those files with
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from musaport.diff.files import FileDiff, diff_files
 from musaport.ops.emit_registration import registration_source
 from musaport.ops.model import Operator, operator_model
 from musaport.outdir import OutDir
+from musaport.resources import user_cache
 from musaport.rewrite.rules import RuleSet
 
 REGISTRABLE = ("stub", "structured", "cuda-function")
@@ -48,7 +50,7 @@ def default_source(out: OutDir, fallback: Path) -> Path:
 
 def op_diff(query: str, source: Path, out: OutDir, rules: RuleSet, context: int = 3) -> OpDiff:
     """Resolve ``query`` and diff every file its operators are defined or registered in."""
-    model = operator_model(source, out)
+    model = operator_model(source, out if out.tree.is_dir() else _scratch(source))
     ops = model.resolve(query)
     if not ops:
         raise UnknownOperator(query, model.suggestions(query))
@@ -58,6 +60,12 @@ def op_diff(query: str, source: Path, out: OutDir, rules: RuleSet, context: int 
     registration = registration_source(model, names) if names else ""
     note = "" if names else _no_registration(ops, model.note)
     return OpDiff(query, str(source), tuple(ops), tuple(diffs), registration, note)
+
+
+def _scratch(source: Path) -> OutDir:
+    """Where the operator model of a tree with no port in OUT keeps its caches: the user cache, never OUT."""
+    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]
+    return OutDir(user_cache() / "diff" / digest)
 
 
 def _no_registration(ops: list[Operator], model_note: str) -> str:

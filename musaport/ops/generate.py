@@ -21,9 +21,10 @@ from musaport.ops.emit_registration import functions_yaml, header, registration_
 from musaport.ops.exclusions import Exclusion, rule_for, rule_id
 from musaport.ops.model import Operator, OperatorModel, inputs, operator_model, resolve_names, suggest_names
 from musaport.ops.records import NATIVE_FUNCTIONS, load_records, start_records
-from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, OutDir
+from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
 from musaport.port.file import FileResult
 from musaport.port.layout import Layout
+from musaport.port.run import Generated
 from musaport.rewrite.rules import Rule
 
 
@@ -44,6 +45,7 @@ class OperatorFiles:
     """The run's generation step: registration stubs, musa_functions.yaml, CMake lists."""
 
     options: GenerateOptions = GenerateOptions()
+    jobs: int = 1  # worker processes for the operator scan (not in the digest: output is the same for any)
 
     def extra_rules(self) -> list[Rule]:
         """One removal rule per excluded stub, applied after the packs."""
@@ -56,25 +58,33 @@ class OperatorFiles:
     def prepare(self, source: Path, out: OutDir) -> None:
         check_selection(source, out, self.options)
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> dict[str, bytes]:
-        return generated_files(source, results, self.options, out, layout)
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> Generated:
+        return generated_files(source, results, self.options, out, layout, self.jobs)
 
 
 def generated_files(source: Path, results: list[FileResult], options: GenerateOptions,
-                    out: OutDir | None = None, layout: Layout | None = None) -> dict[str, bytes]:
-    """Generated outputs by tree-relative path; ``out`` holds the operator model's cache."""
+                    out: OutDir | None = None, layout: Layout | None = None, jobs: int = 1) -> Generated:
+    """Generated outputs by tree-relative path; ``out`` holds the operator model's cache.
+
+    A tree whose own torchgen cannot run still gets musa_functions.yaml (from
+    the plain YAML) and the CMake lists, but no registration file: that is a
+    problem, named in the summary, and the run exits 1.
+    """
     ok = [r for r in results if r.status != "failed"]
     what = _yaml_label(source)
     files: dict[str, str] = {}
+    problems: tuple[str, ...] = ()
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
-        model = operator_model(source, out, [r.src for r in ok], layout)
+        model = operator_model(source, out, [r.src for r in ok], layout, jobs)
+        if model.problem:
+            problems = (f"{REGISTRATION} not generated: {model.problem}",)
         chosen = select(model, options)
         files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
         registered = {op.name: registration_of(op, options.split) for op in chosen if files}
         files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(ok, options), what)
     files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],
                                       header(f"the port of {source.name}"))
-    return {rel: text.encode() for rel, text in sorted(files.items())}
+    return Generated({rel: text.encode() for rel, text in sorted(files.items())}, problems)
 
 
 def _yaml_label(source: Path) -> str:

@@ -60,6 +60,7 @@ class OperatorModel:
     wrappers: dict[str, Record] = field(default_factory=dict)  # the records torchgen gave a C++ wrapper
     origin: str = "torchgen"
     note: str = ""
+    problem: str = ""  # set when the tree has a torchgen that could not be run
 
     def resolve(self, query: str) -> list[Operator]:
         """``abs`` → abs, abs.out, abs_ (whichever exist); ``abs.out`` or ``tril_`` → that one."""
@@ -96,11 +97,12 @@ def suggest_names(names: Iterable[str], query: str) -> list[str]:
 
 
 def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = None,
-                   layout: Layout | None = None) -> OperatorModel:
+                   layout: Layout | None = None, jobs: int = 1) -> OperatorModel:
     """The model of ``source``; caches torchgen's records and the scan in ``out``'s state folder.
 
     ``ported``: the tree-relative sources the run ported (default: the layout's selection);
-    ``layout``: the run's layout (default: the bundled one), which names the folders read besides.
+    ``layout``: the run's layout (default: the bundled one), which names the folders read besides;
+    ``jobs``: worker processes for a cold scan.
     """
     layout = layout or load_layout(default_layout())
     state = out.state
@@ -109,7 +111,7 @@ def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = Non
     ported_set = set(ported if ported is not None else _layout_selection(source, layout))
     scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)]
     scanned += _generic_files(source, ported_set, layout.operators)
-    facts = scan(source, scanned, state)
+    facts = scan(source, scanned, state, jobs)
     return build_model(records, facts, ported_set, layout.operators)
 
 
@@ -214,7 +216,7 @@ def build_model(records: Records, facts: dict[str, FileFacts], ported: set[str],
         if r.delegate:
             ops[r.name] = _delegated(r, ops.get(r.delegate))
     wrappers = {r.name: r for r in records.items if r.wrapper is not None and not r.manual}
-    return OperatorModel(dict(sorted(ops.items())), wrappers, records.origin, records.note)
+    return OperatorModel(dict(sorted(ops.items())), wrappers, records.origin, records.note, records.problem)
 
 
 def _op(r: Record, kind: str, stubs: Iterable[str] = (), files: Iterable[str] = (), reason: str = "") -> Operator:

@@ -14,11 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from musaport import jsoncache
+from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.yamlload import load_yaml
 
@@ -95,6 +94,7 @@ class Records:
     items: tuple[Record, ...]
     origin: str  # "torchgen" | "yaml"
     note: str = ""
+    problem: str = ""  # why the tree's torchgen could not be used (never cached: a rerun tries again)
 
     def to_json(self) -> dict:
         return {"items": [asdict(r) for r in self.items], "origin": self.origin, "note": self.note}
@@ -114,7 +114,7 @@ def yaml_digest(source: Path) -> str:
     return h.hexdigest()[:16]
 
 
-_PENDING: dict[Path, subprocess.Popen[str]] = {}
+_PENDING: dict[Path, subprocess.Popen[str]] = {}  # torchgen children started before the port
 
 
 def start_records(source: Path, state: Path) -> None:
@@ -122,12 +122,14 @@ def start_records(source: Path, state: Path) -> None:
     if source in _PENDING or not (source / "torchgen").is_dir() or not (source / NATIVE_FUNCTIONS).is_file():
         return
     if _cached(state / f"operators-{yaml_digest(source)}.json") is None:
-        _PENDING[source] = _child(source)
+        _PENDING[source] = _child(source, state)
 
 
-def _child(source: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-I", str(CHILD), str(source.resolve())], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def _child(source: Path, state: Path) -> subprocess.Popen[str]:
+    """The tree's torchgen in a child that runs in the state folder and dies with musaport."""
+    state.mkdir(parents=True, exist_ok=True)
+    return children.popen(children.python(str(CHILD), str(source.resolve())), cwd=state,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
 
 def _cached(path: Path) -> Records | None:
@@ -148,10 +150,11 @@ def load_records(source: Path, state: Path) -> Records:
         return records
     if (source / "torchgen").is_dir():
         try:
-            records = _from_torchgen(source)
+            records = _from_torchgen(source, state)
         except LoadError as exc:  # a torchgen this tool cannot drive: say so, keep the model (not cached)
-            return _from_yaml(source, f"the tree's torchgen failed ({exc}); operators read from plain YAML, "
-                                      "no registration code")
+            fallback = _from_yaml(source, f"the tree's torchgen failed ({exc}); operators read from plain YAML, "
+                                          "no registration code")
+            return replace(fallback, problem=str(exc))
     else:
         records = _from_yaml(source)
     for old in state.glob("operators-*.json"):
@@ -160,13 +163,13 @@ def load_records(source: Path, state: Path) -> Records:
     return records
 
 
-def _from_torchgen(source: Path) -> Records:
+def _from_torchgen(source: Path, state: Path) -> Records:
     """Run the tree's torchgen in a child; its stderr's last line is the error."""
-    child = _PENDING.pop(source, None) or _child(source)
+    child = _PENDING.pop(source, None) or _child(source, state)
     stdout, stderr = child.communicate()
     if child.returncode != 0:
         last = (stderr.strip().splitlines() or ["no output"])[-1]
-        raise LoadError(f"{source / NATIVE_FUNCTIONS}: the tree's torchgen could not parse it: {last}")
+        raise LoadError(f"the tree's torchgen failed: {last} (see 'musaport doctor --pytorch-src {source}')")
     return Records(tuple(Record.from_json(r) for r in json.loads(stdout)), "torchgen")
 
 

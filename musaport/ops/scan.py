@@ -10,13 +10,14 @@ one file rescans that file only.
 
 from __future__ import annotations
 
-import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from musaport import jsoncache
+from musaport.children import die_with_parent
 from musaport.cpp.parser import masked, parse
 from musaport.cpp.structure import Structure, structure
 from musaport.cpp.text import CODE_ONLY, LineIndex, matching
@@ -162,7 +163,7 @@ def _opens_body(code: str, close: int) -> bool:
 CACHE_NAME = "operator-scan.json"
 
 
-def scan(source: Path, paths: Iterable[str], state: Path) -> dict[str, FileFacts]:
+def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1) -> dict[str, FileFacts]:
     """Facts of every path (tree-relative), reusing the cache for files whose size and mtime held."""
     cache_file = state / CACHE_NAME
     old = _load(cache_file)
@@ -179,7 +180,7 @@ def scan(source: Path, paths: Iterable[str], state: Path) -> dict[str, FileFacts
             fresh[rel] = entry
         else:
             todo.append((rel, stamp))
-    for (rel, stamp), facts in zip(todo, _facts_of(source, [rel for rel, _ in todo])):
+    for (rel, stamp), facts in zip(todo, _facts_of(source, [rel for rel, _ in todo], jobs)):
         fresh[rel] = {"stamp": stamp, "facts": facts}
     fresh = dict(sorted(fresh.items()))
     if fresh != old:
@@ -187,14 +188,11 @@ def scan(source: Path, paths: Iterable[str], state: Path) -> dict[str, FileFacts
     return {rel: FileFacts.from_json(rel, e["facts"]) for rel, e in fresh.items()}
 
 
-def _facts_of(source: Path, rels: list[str]) -> list[dict]:
-    """Facts as JSON for ``rels``, in worker processes when there are many (a cold scan)."""
-    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+def _facts_of(source: Path, rels: list[str], jobs: int) -> list[dict]:
+    """Facts as JSON for ``rels``, in up to ``jobs`` worker processes when there are many (a cold scan)."""
     if len(rels) < _PARALLEL_FROM or jobs < 2:
         return [_one(source, rel) for rel in rels]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(jobs) as pool:
+    with ProcessPoolExecutor(jobs, initializer=die_with_parent) as pool:
         return list(pool.map(_one, [source] * len(rels), rels, chunksize=16))
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from musaport.children import die_with_parent
 from musaport.port.file import FileResult, copy_bytes, failed, port_bytes
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many
@@ -116,7 +117,8 @@ def port_all(
         for batch in batches:
             out.extend(_tick(r, progress) for r in run_batch(batch))
         return out
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=die_with_parent) as pool:
         for results in pool.map(run_batch, batches):
             out.extend(_tick(r, progress) for r in results)
     return out

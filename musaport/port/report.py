@@ -32,6 +32,7 @@ class Report:
     removed: int = 0
     reused: int = 0
     generated: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # generated outputs that could not be made, and why
     stored: dict[str, Any] | None = None
 
     @classmethod
@@ -50,6 +51,7 @@ class Report:
             "unmapped_top": [[u["name"], u["count"]] for u in unmapped[:8]],
             "findings": len(self.findings()),
             "warnings": len(self.warnings()),
+            "problems": list(self.problems),
         }
 
     def add(self, result: FileResult) -> None:
@@ -61,8 +63,9 @@ class Report:
 
     @property
     def return_code(self) -> int:
-        """0 when every file ported, 1 when any failed (the output was not updated)."""
-        return EXIT_FAILED if self.failed else EXIT_OK
+        """0 when every file ported and every output was generated; 1 when a file failed (the
+        output was not updated) or a generated output could not be made."""
+        return EXIT_FAILED if self.failed or self.problems else EXIT_OK
 
     def counts(self) -> dict[str, int]:
         c = Counter(r.status for r in self.results)
@@ -125,6 +128,7 @@ class Report:
             "unmapped": self.unmapped(),
             "findings": self.findings(),
             "warnings": self.warnings(),
+            "not_generated": list(self.problems),
             "skipped": [{"path": s.rel, "reason": s.reason} for s in sorted(self.skipped, key=lambda s: s.rel)],
             "files": files,
         }

@@ -26,6 +26,14 @@ from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.rules import Rule, RuleSet, extend, load_packs
 
 
+@dataclass(frozen=True)
+class Generated:
+    """What the generation step made: files by tree-relative path, and what it could not make, and why."""
+
+    files: dict[str, bytes]
+    problems: tuple[str, ...] = ()
+
+
 class GenerationStep(Protocol):
     """Files made beside the port from the whole run's results (see ``ops.generate``)."""
 
@@ -38,8 +46,8 @@ class GenerationStep(Protocol):
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> dict[str, bytes]:
-        """Tree-relative path → bytes of every generated file."""
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> Generated:
+        """Every generated file; an output it cannot make is a problem, which fails the run (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -78,11 +86,21 @@ def load_config(opts: Options) -> Config:
 
 def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | None = None,
         on_plan: Callable[[int], None] | None = None) -> Report:
-    """Port the tree; the previous output stays untouched unless every file ported."""
-    timer = Timer()
-    out = OutDir(opts.out)
+    """Port the tree; the previous output stays untouched unless every file ported.
+
+    One run at a time per ``--out``: a second one fails at once with one line.
+    """
     check_tree(config.layout, opts.source)
     check_out(config.layout, opts.source, opts.out)
+    out = OutDir(opts.out)
+    with out.lock():
+        return _run(opts, config, out, progress, on_plan)
+
+
+def _run(opts: Options, config: Config, out: OutDir, progress: Callable[[FileResult], None] | None,
+         on_plan: Callable[[int], None] | None) -> Report:
+    """The run itself, with ``--out`` held."""
+    timer = Timer()
     found, skipped = _discover(config.layout, opts.source)
     cached = cache.load(out.state_file(cache.CACHE_NAME), config.key)
     work = cache.plan(found, cached.entries, opts.source, out.tree)
@@ -162,27 +180,28 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
         if result.staged:
             stage.adopt(result.out)
     generated = _generated(opts, config, report, stage)
-    report.generated = sorted(generated)
-    for rel, data in sorted(generated.items()):
+    report.generated = sorted(generated.files)
+    report.problems = list(generated.problems)
+    for rel, data in sorted(generated.files.items()):
         if not _holds(out.tree / rel, data):
             stage.put(rel, data)
-    wanted = {r.out for r in report.results} | set(generated)
+    wanted = {r.out for r in report.results} | set(generated.files)
     for rel in _existing(out.tree):
-        if rel not in wanted:
+        if rel not in wanted and not report.problems:  # a broken generation step keeps what the last one made
             stage.remove(rel)
     report.written, report.removed = len(stage.files), len(stage.removals)
     stage.commit()
     entries = dict(work.reused)
     for result in fresh:
         entries[result.src] = cache.entry(result, opts.source / result.src, out.tree / result.out)
-    digest = _digest(opts, config, entries, skipped)
+    digest = "" if report.problems else _digest(opts, config, entries, skipped)  # a failure is never reused
     cache.dump(out.state_file(cache.CACHE_NAME), config.key, cache.Cache(entries, digest, report.summary()))
 
 
-def _generated(opts: Options, config: Config, report: Report, stage: Stage) -> dict[str, bytes]:
-    """The generation step's files; a failure there discards the staged port."""
+def _generated(opts: Options, config: Config, report: Report, stage: Stage) -> Generated:
+    """The generation step's files; an exception there discards the staged port."""
     if opts.generation is None:
-        return {}
+        return Generated({})
     try:
         return opts.generation.files(opts.source, report.results, OutDir(opts.out), config.layout)
     except BaseException:

@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from musaport.rewrite.transforms import rename_path
+from musaport import children
 from musaport.errors import LoadError
+from musaport.rewrite.transforms import rename_path
 
 CONFIG_TEMPLATES = (
     "c10/macros/cmake_macros.h.in",
@@ -67,9 +66,8 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
         return musa_dispatch_headers(root)
     tmp = cache / f".aten-ops-{digest}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    cmd = [sys.executable, "-m", "torchgen.gen", "--source-path", "aten/src/ATen", "--install_dir",
-           str(tmp / "ATen"), "--per-operator-headers", "--generate", "headers"]
-    done = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+    tmp.mkdir(parents=True)
+    done = children.run(_torchgen_gen(tree.resolve(), tmp.resolve() / "ATen"), cwd=tmp)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise LoadError(f"{tree}: torchgen could not generate ATen/ops headers: {last}")
@@ -77,6 +75,16 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)
     return musa_dispatch_headers(root)
+
+
+def _torchgen_gen(tree: Path, install_dir: Path) -> list[str]:
+    """The tree's own ``torchgen.gen`` as an isolated child: the tree on ``sys.path``, absolute paths only,
+    so it reads the tree and writes nothing but ``install_dir`` (no bytecode either)."""
+    argv = ["torchgen.gen", "--source-path", str(tree / "aten/src/ATen"), "--install_dir", str(install_dir),
+            "--per-operator-headers", "--generate", "headers"]
+    code = (f"import runpy, sys; sys.path.insert(0, {str(tree)!r}); sys.argv = {argv!r}; "
+            "runpy.run_module('torchgen.gen', run_name='__main__')")
+    return children.python("-c", code)
 
 
 # torchgen's CUDA dispatch-key headers, as the port names them: ported code includes

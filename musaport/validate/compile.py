@@ -15,12 +15,11 @@ import fnmatch
 import hashlib
 import json
 import shutil
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from musaport import jsoncache
+from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.outdir import OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
@@ -78,6 +77,8 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
     includes = _includes(tree, source, state)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
+    if not files:
+        raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
     env = _environment_digest(out, includes, passes)
     cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
     todo = [f for f in files if _key(f) not in cache]
@@ -104,8 +105,7 @@ def _selected(rel: str, patterns: tuple[str, ...]) -> bool:
 def _check(path: Path, tree: Path, includes: list[str], passes: tuple[str, ...]) -> Outcome:
     rel = path.relative_to(tree).as_posix()
     for name in passes:
-        done = subprocess.run([CLANG, *BASE_FLAGS, *PASSES[name], *includes, str(path)],
-                              capture_output=True, text=True)
+        done = children.run([CLANG, *BASE_FLAGS, *PASSES[name], *includes, str(path)], cwd=tree)
         if done.returncode != 0:
             return Outcome(rel, False, name, first_error(done.stderr, tree))
     return Outcome(rel, True)

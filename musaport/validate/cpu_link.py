@@ -15,6 +15,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from musaport import children
+
 DYNAMIC_SHARED = "musaport_dynamic_shared_tls"
 INIT_NOOP = "musaport_tls_init_noop"
 # The C++ runtime's own thread-locals are resolved by libstdc++, never aliased.
@@ -48,6 +50,12 @@ def alias_flags(readelf_output: str) -> list[str]:
 
 def link_flags(objects: list[Path]) -> list[str]:
     """The alias flags for linking ``objects`` into one program."""
-    tables = [subprocess.run(["readelf", "-sW", str(o)], capture_output=True, text=True, check=True).stdout
-              for o in objects]
-    return alias_flags("\n".join(tables))
+    return alias_flags("\n".join(_readelf(o) for o in objects))
+
+
+def _readelf(obj: Path) -> str:
+    """``readelf -sW`` of one object; a failure is an error (the object was just built)."""
+    done = children.run(["readelf", "-sW", str(obj)], cwd=obj.parent)
+    if done.returncode != 0:
+        raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
+    return done.stdout

@@ -18,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from musaport.validate.cpu_link import link_flags
+from musaport import children
 from musaport.cpp.launches import rewrite_launches
 from musaport.cpp.parser import encode, parse
+from musaport.outdir import OutDir, write_atomic
 from musaport.port.file import port_bytes
 from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
 from musaport.rewrite.rules import RuleSet, load_packs
-from musaport.outdir import OutDir, write_atomic
+from musaport.validate.cpu_link import link_flags
 
 CXX = "g++"
 _EXPECT = re.compile(r"//\s*expect:\s*error\s+(.+)")
@@ -99,14 +100,13 @@ def build_and_run(job: Prepared) -> KernelOutcome:
     if job.cpp is None:
         return KernelOutcome(job.name, False, "port", job.error)
     exe, obj = job.cpp.with_suffix(""), job.cpp.with_suffix(".o")
-    built = subprocess.run(_compile_command(job.cpp, obj), capture_output=True, text=True)
+    built = children.run(_compile_command(job.cpp, obj), cwd=job.cpp.parent)
     if built.returncode == 0:
-        built = subprocess.run([CXX, "-pthread", str(obj), "-o", str(exe), *link_flags([obj])],
-                               capture_output=True, text=True)
+        built = children.run([CXX, "-pthread", str(obj), "-o", str(exe), *link_flags([obj])], cwd=job.cpp.parent)
     if built.returncode != 0:
         return KernelOutcome(job.name, False, "build", _first_error(built.stderr))
     try:
-        ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+        ran = children.run([str(exe)], cwd=job.cpp.parent, timeout=120)
     except subprocess.TimeoutExpired:
         return KernelOutcome(job.name, False, "run", "timed out after 120 s")
     output = (ran.stdout + ran.stderr).strip()
