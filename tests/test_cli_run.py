@@ -98,27 +98,6 @@ def test_symlink_outside_the_tree_is_not_followed(src: Path, tmp_path: Path) -> 
     assert any("Link.cu" in w and "outside the source tree" in w for w in report["warnings"])
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--pytorch-src", "{tmp}"], "not a PyTorch source tree"),
-        (["--pytorch-src", "{tmp}/missing"], "is not a directory"),
-        (["--out", "{src}/aten/src/ATen/native/cuda/build"], "inside the ported source folder aten/src/ATen/native/cuda"),
-        (["--rules", "{tmp}/bad.yaml"], "bad.yaml:3: rule 'broken': invalid regex"),
-        (["--pack", "nope"], "no optional pack 'nope'"),
-    ],
-)
-def test_bad_input_is_one_line_and_nonzero(src: Path, tmp_path: Path, args: list[str], message: str) -> None:
-    (tmp_path / "bad.yaml").write_text("pack: p\nrules:\n  - id: broken\n    why: w\n    pattern: '[x'\n    replace: y\n")
-    argv = ["run", "--pytorch-src", str(src), "--out", str(tmp_path / "out"), "-q"]
-    argv += [a.format(tmp=tmp_path, src=src) for a in args]
-    result = musaport(*argv)
-    assert result.returncode == 2
-    assert message in result.stderr
-    assert result.stderr.strip().count("\n") == 0
-    assert not (tmp_path / "out" / TREE).exists()
-
-
 def test_unreadable_file_fails_the_run_and_keeps_the_old_output(src: Path, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "out"
     opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
