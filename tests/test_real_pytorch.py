@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import musaport, tree_digest
 from musaport.cpp.parser import CODE, masked, parse
 
@@ -69,3 +71,17 @@ def test_jobs_do_not_change_the_output(ported_260: Path, pytorch_260: Path, tmp_
     many = {k: v[1] for k, v in tree_digest(ported_260 / TREE).items()}
     assert one == many
     assert (out / "porting_report.json").read_bytes() == (ported_260 / "porting_report.json").read_bytes()
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ("aten/src/ATen/musa/MUSAConfig.h", "#define AT_CUDNN_ENABLED() 0"),
+    ("c10/musa/impl/musa_cmake_macros.h", "#define C10_"),
+])
+def test_configured_headers_are_rendered_into_the_port(ported_260: Path, header: str, expected: str) -> None:
+    """The CUDA build's configured headers exist in the port, rendered: no @VAR@ and no #cmakedefine left."""
+    text = (ported_260 / TREE / header).read_text()
+    assert expected in text
+    assert "@" not in text.replace("@param", "") and "#cmakedefine" not in text
+    name = header.rsplit("/", 1)[1]
+    includers = [p for p in (ported_260 / TREE).rglob("*") if p.is_file() and f"/{name}>" in p.read_text(errors="replace")]
+    assert includers, f"no ported file includes {name}"

@@ -154,7 +154,7 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
         if entry and entry.out == f.out and _unchanged(entry, source / f.rel, tree / f.out):
             result.reused[f.rel] = entry
         else:
-            result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only))
+            result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only, f.values))
     return result
 
 

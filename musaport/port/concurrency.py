@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from musaport.children import die_with_parent
+from musaport.cpp.parser import decode, encode
+from musaport.port.configure import render
 from musaport.port.file import FileResult, copy_bytes, failed, port_bytes
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many
@@ -31,6 +33,7 @@ class Task:
     src: str
     out: str
     copy_only: bool
+    values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ def run_batch(tasks: list[Task]) -> list[FileResult]:
             continue
         if task.copy_only:
             results[task.src] = copy_bytes(data, task.src, task.out)
+        elif task.values is not None:
+            loaded.append((task, encode(render(decode(data), dict(task.values)))))
         else:
             loaded.append((task, data))
     for (task, data), tokens in zip(loaded, _lex([d for _, d in loaded])):

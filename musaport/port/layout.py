@@ -59,15 +59,28 @@ class Layout:
     digest: str
     source: str
     operators: OperatorFolders = OperatorFolders()
+    configured: tuple[Configured, ...] = ()
+
+
+@dataclass(frozen=True)
+class Configured:
+    """A CMake-configured header the port renders (``values`` for its ``@VAR@``/``#cmakedefine``)."""
+
+    template: str
+    values: tuple[tuple[str, str], ...]
+    why: str
+    where: str
 
 
 @dataclass(frozen=True)
 class Found:
-    """A discovered file: its source path and where its port goes."""
+    """A discovered file: its source path, where its port goes, and the values it is rendered with
+    first when it is a configured header."""
 
     rel: str
     out: str
     copy_only: bool
+    values: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,7 @@ def load_layout(path: Path) -> Layout:
         digest=hashlib.sha256(path.read_bytes()).hexdigest(),
         source=str(path),
         operators=_operator_folders(f.pop("operators", {}, kind=dict), path),
+        configured=tuple(_configured(c, path) for c in f.pop("configured", [], kind=list)),
     )
     f.pop("why", "", kind=str)
     f.done()
@@ -129,6 +143,24 @@ def _vendor(entry: object, path: Path) -> tuple[str, str]:
     return found
 
 
+def _configured(entry: object, path: Path) -> Configured:
+    line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
+    f = Fields(entry, f"{path}:{line}", "configured header")
+    template = f.pop("template", kind=str).strip("/")
+    values = f.pop("values", {}, kind=dict)
+    why = f.pop("why", kind=str)
+    f.done()
+    if not template.endswith(".in"):
+        raise LoadError(f"{path}:{line}: a configured header's template ends in .in ({template})")
+    pairs = tuple(sorted((str(k), _cmake_value(v)) for k, v in values.items() if k != "__line__"))
+    return Configured(template, pairs, why, f"{path}:{line}")
+
+
+def _cmake_value(value: object) -> str:
+    """YAML's true/false as CMake writes them (1/0); everything else as text."""
+    return {True: "1", False: "0"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
 def check_tree(layout: Layout, root: Path) -> None:
     """Refuse a source tree that does not look like the layout expects."""
     if not root.is_dir():
@@ -153,6 +185,10 @@ def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
     """Yield every selected file once, in sorted order, and every skip."""
     seen: set[str] = set()
     root_r = root.resolve()
+    for c in layout.configured:
+        if (root / c.template).is_file():
+            seen.add(c.template)
+            yield Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
     for folder in layout.folders:
         base = root / folder.path
         if not base.is_dir():

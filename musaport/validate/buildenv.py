@@ -17,6 +17,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError
+from musaport.port.configure import render
 from musaport.rewrite.transforms import rename_path
 
 CONFIG_TEMPLATES = (
@@ -27,14 +28,11 @@ CONFIG_TEMPLATES = (
 )
 # Values for @VAR@ placeholders: a CPU-parallel build with no optional libraries.
 CONFIG_VALUES = {"AT_PARALLEL_NATIVE": "1", "AT_BUILD_WITH_BLAS": "1", "AT_POCKETFFT_ENABLED": "0"}
-_PLACEHOLDER = re.compile(r"@(\w+)@")
-_CMAKEDEFINE = re.compile(r"^#cmakedefine (\w+).*$", re.M)
 
 
 def render_config(text: str) -> str:
     """A configured header: ``#cmakedefine X`` left undefined, ``@VAR@`` → its value (default 0)."""
-    text = _CMAKEDEFINE.sub(lambda m: f"/* #undef {m.group(1)} */", text)
-    return _PLACEHOLDER.sub(lambda m: CONFIG_VALUES.get(m.group(1), "0"), text)
+    return render(text, CONFIG_VALUES)
 
 
 def config_headers(tree: Path, dest: Path) -> Path:
