@@ -85,3 +85,29 @@ def test_configured_headers_are_rendered_into_the_port(ported_260: Path, header:
     name = header.rsplit("/", 1)[1]
     includers = [p for p in (ported_260 / TREE).rglob("*") if p.is_file() and f"/{name}>" in p.read_text(errors="replace")]
     assert includers, f"no ported file includes {name}"
+
+
+def test_torch_musa_pack_redirects_every_core_header(pytorch_260: Path, tmp_path: Path) -> None:
+    """With --pack torch-musa no ported file includes a core header torch_musa replaces, and every
+    kernel source and device header starts with torch_musa's macro prelude."""
+    from musaport.resources import optional_pack
+    from musaport.yamlload import load_yaml
+
+    out = tmp_path / "out"
+    result = musaport("run", "--pytorch-src", str(pytorch_260), "--out", str(out), "-q", "--pack", "torch-musa",
+                      "--no-registration")
+    assert result.returncode == 0, result.stderr
+    rule = next(r for r in load_yaml(optional_pack("torch-musa"))["rules"] if r["id"] == "torch-musa-core-redirects")
+    redirected = [k for k in rule["names"] if k != "__line__"]
+    left, missing_prelude = [], []
+    for path in (out / TREE).rglob("*"):
+        if not path.is_file() or path.suffix not in (".mu", ".muh", ".h", ".cpp"):
+            continue
+        text = path.read_text(errors="replace")
+        left += [f"{path.name}: {h}" for h in redirected if f"#include {h}" in text]
+        if path.suffix in (".mu", ".muh") and not text.split("\n", 1)[1].startswith(
+                '#include "torch_musa/csrc/aten/musa/MUSAMacros.muh"'):
+            missing_prelude.append(path.name)
+    assert left == [] and missing_prelude == []
+    assert sum('"torch_musa/csrc/core/MUSAGuard.h"' in p.read_text(errors="replace")
+               for p in (out / TREE).rglob("*.mu")) > 10
