@@ -321,7 +321,7 @@ def validate_cmd(compile_mode, run_mode, out, host_only, jobs, patterns) -> None
 
 
 def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool) -> int:
-    from musaport.validate.compile import VALIDATE_MD, render_reports, validate_compile
+    from musaport.validate.compile import VALIDATE_MD, build_list_outcomes, render_reports, validate_compile
 
     out_dir = OutDir(out)
     outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"))
@@ -329,7 +329,9 @@ def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only
         click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
     render_reports(out_dir, outcomes)
     passed = sum(o.ok for o in outcomes)
-    click.echo(f"{passed} of {len(outcomes)} passed; report: {out / VALIDATE_MD}")
+    built = build_list_outcomes(out_dir, outcomes)
+    click.echo(f"{passed} of {len(outcomes)} passed; in the default build list {sum(o.ok for o in built)} of "
+               f"{len(built)}; report: {out / VALIDATE_MD}")
     return 0 if passed == len(outcomes) else 1
 
 

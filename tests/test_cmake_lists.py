@@ -17,6 +17,7 @@ VARIABLES = ("MUSAPORT_MU_SOURCES", "MUSAPORT_CPP_SOURCES", "MUSAPORT_REGISTRATI
 SCRIPT = """\
 include("${LISTS}")
 foreach(var IN ITEMS MUSAPORT_MU_SOURCES MUSAPORT_CPP_SOURCES MUSAPORT_REGISTRATION_SOURCES MUSAPORT_INCLUDE_DIRS
+        MUSAPORT_LEFT_OUT_SOURCES
         ${MUSAPORT_SOURCE_GROUPS})
   foreach(path IN LISTS ${var})
     if(NOT EXISTS "${path}")
@@ -71,7 +72,13 @@ def test_fixture_lists(tmp_path: Path) -> None:
 def test_pytorch_260_lists(ported_260: Path, tmp_path: Path) -> None:
     tree = ported_260 / TREE
     found = cmake_lists(tree / "musaport_sources.cmake", tmp_path)
-    assert len(found["MUSAPORT_MU_SOURCES"]) == len(list(tree.rglob("*.mu")))
+    built, apart = found["MUSAPORT_MU_SOURCES"], found["MUSAPORT_LEFT_OUT_SOURCES"]
+    assert sorted(built + [p for p in apart if p.endswith(".mu")]) == sorted(map(str, tree.rglob("*.mu")))
+    assert not set(built) & set(apart)
+    assert str(tree / "aten/src/ATen/native/musa/MixedDtypesLinear.mu") in apart  # includes cutlass/ itself
+    assert str(tree / "aten/src/ATen/native/transformers/musa/mem_eff_attention/kernels/cutlassF_f32_aligned.mu") \
+        in apart  # through the ported headers it includes
+    assert "need CUTLASS" in (tree / "musaport_sources.cmake").read_text()
     assert found["MUSAPORT_REGISTRATION_SOURCES"] == [str(tree / "aten/src/ATen/RegisterMUSA.cpp")]
     assert str(tree / "aten/src/ATen/native/musa/AbsKernel.mu") in found["MUSAPORT_SOURCES_ATEN_SRC_ATEN_NATIVE_MUSA"]
     grouped = [p for var, paths in found.items() if var.startswith("MUSAPORT_SOURCES_") for p in paths]

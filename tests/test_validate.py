@@ -163,3 +163,16 @@ def test_compile_mode_passes_on_real_pytorch(ported_260: Path, name: str) -> Non
     result = musaport("validate", "--compile", "--out", str(ported_260), name)
     assert result.returncode == 0, result.stdout
     assert f"PASS aten/src/ATen/native/musa/{name}" in result.stdout
+
+
+@needs_clang
+@pytest.mark.shared
+def test_compile_mode_reports_the_build_list_apart(ported_260: Path) -> None:
+    """A source left out of the build list (it needs CUTLASS) fails, and the build-list rate says so."""
+    result = musaport("validate", "--compile", "--out", str(ported_260), "AbsKernel.mu", "MixedDtypesLinear.mu")
+    assert result.returncode == 1
+    assert "1 of 2 passed; in the default build list 1 of 1" in result.stdout
+    doc = json.loads((ported_260 / "validate_report.json").read_text())
+    assert doc["build_list"] == {"passed": 1, "total": 1}
+    assert {f["file"].rsplit("/", 1)[1]: f["in_build_list"] for f in doc["files"]} == {
+        "AbsKernel.mu": True, "MixedDtypesLinear.mu": False}

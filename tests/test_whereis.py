@@ -16,7 +16,8 @@ from conftest import FIXTURE_TREE, musaport
 from musaport.cpp.scope import occurrences
 from musaport.cpp.parser import parse
 from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
-from musaport.whereis.search import Place, cmake_variables, conclude, matches, search, variable_of
+from musaport.ops.emit_cmake import cmake_variables
+from musaport.whereis.search import Place, conclude, matches, search, variable_of
 
 FAQ = "_ZN2at4musa3cub28exclusive_sum_in_common_typeIiiEEvPKT_PT0_l"
 ABS_KERNEL = "_ZN2at6native15abs_kernel_cudaERNS_18TensorIteratorBaseE"

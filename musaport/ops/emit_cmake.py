@@ -31,9 +31,12 @@ def group_variable(folder: str) -> str:
     return "MUSAPORT_SOURCES_" + re.sub(r"\W+", "_", folder).strip("_").upper()
 
 
-def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: str) -> str:
-    """The CMake text for the ported ``outputs`` (tree-relative) and the generated registration files."""
-    outs = sorted(set(outputs))
+def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: str,
+                  left_out: dict[str, str] | None = None) -> str:
+    """The CMake text for the ported ``outputs`` (tree-relative) and the generated registration files;
+    ``left_out`` (output → reason) are listed apart, not in the default build lists."""
+    left_out = left_out or {}
+    outs = sorted(set(outputs) - set(left_out))
     mu = [o for o in outs if o.endswith(".mu")]
     cpp = [o for o in outs if o.endswith(".cpp")]
     groups: dict[str, list[str]] = {}
@@ -41,5 +44,25 @@ def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: s
         groups.setdefault(source_group(o), []).append(o)
     rows = [{"var": group_variable(folder), "folder": folder, "files": sorted(files)}
             for folder, files in sorted(groups.items())]
+    apart = [{"file": f, "why": why} for f, why in sorted(left_out.items())]
     return render_template(CMAKE_FILE + ".j2", header=header.replace("//", "#", 1), mu=mu, cpp=cpp,
-                           registration=sorted(registration), include_dirs=INCLUDE_DIRS, groups=rows)
+                           registration=sorted(registration), include_dirs=INCLUDE_DIRS, groups=rows,
+                           left_out=apart)
+
+
+def cmake_variables(cmake_text: str) -> dict[str, list[tuple[str, int]]]:
+    """Entries of every ``set(VAR ...)`` / ``list(APPEND VAR ...)`` with their lines."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    cmake_text = re.sub(r'(?m)("[^"\n]*")|#.*$', lambda m: m.group(1) or "", cmake_text)  # comments out
+    for m in re.finditer(r"\b(?:set|list)\s*\(\s*(?:APPEND\s+)?(\w+)([^)]*)\)", cmake_text, re.I):
+        line = cmake_text.count("\n", 0, m.start(2)) + 1
+        for item in re.finditer(r"\"[^\"]*\"|[^\s\"]+", m.group(2)):
+            at = line + m.group(2).count("\n", 0, item.start())
+            found.setdefault(m.group(1), []).append((item.group().strip('"'), at))
+    return found
+
+
+def left_out_sources(lists: str) -> set[str]:
+    """Tree-relative paths the list file keeps out of the default build (``MUSAPORT_LEFT_OUT_SOURCES``)."""
+    prefix = "${CMAKE_CURRENT_LIST_DIR}/"
+    return {p.removeprefix(prefix) for p, _ in cmake_variables(lists).get("MUSAPORT_LEFT_OUT_SOURCES", [])}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from musaport.errors import LoadError
+from musaport.ops.buildlist import left_out
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import functions_yaml, header, registration_files, registration_of
 from musaport.ops.exclusions import Exclusion, rule_for, rule_id
@@ -83,7 +84,7 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
         registered = {op.name: registration_of(op, options.split) for op in chosen if files}
         files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(ok, options), what)
     files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],
-                                      header(f"the port of {source.name}"))
+                                      header(f"the port of {source.name}"), left_out(ok))
     return Generated({rel: text.encode() for rel, text in sorted(files.items())}, problems)
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from musaport import children, jsoncache
 from musaport.errors import LoadError
-from musaport.outdir import OutDir, write_atomic
+from musaport.ops.emit_cmake import left_out_sources
+from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
 from musaport.resources import shim_include
 from musaport.templates import render_template
@@ -54,11 +55,22 @@ VALIDATE_JSON = "validate_report.json"
 VALIDATE_MD = "validate_report.md"
 
 
+def build_list_outcomes(out: OutDir, outcomes: list[Outcome]) -> list[Outcome]:
+    """The outcomes of files in the default build list (the port's CMake lists leave some out)."""
+    try:
+        apart = left_out_sources((out.tree / CMAKE_FILE).read_text(encoding="utf-8"))
+    except OSError:
+        apart = set()
+    return [o for o in outcomes if o.file not in apart]
+
+
 def render_reports(out: OutDir, outcomes: list[Outcome]) -> None:
     """validate_report.json for machines and validate_report.md for people."""
     passed = sum(o.ok for o in outcomes)
+    built = build_list_outcomes(out, outcomes)
     doc = {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes),
-           "files": [asdict(o) for o in outcomes]}
+           "build_list": {"passed": sum(o.ok for o in built), "total": len(built)},
+           "files": [asdict(o) | {"in_build_list": o in built} for o in outcomes]}
     write_atomic(out.root / VALIDATE_JSON, (json.dumps(doc, indent=2) + "\n").encode())
     write_atomic(out.root / VALIDATE_MD, render_template("validate_report.md.j2", doc=doc).encode())
 

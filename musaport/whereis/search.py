@@ -19,6 +19,7 @@ from musaport.cpp.parser import parse
 from musaport.cpp.scope import CLASS, DECLARATION, DEFINITION, INSTANTIATION, Occurrence, occurrences
 from musaport.cpp.symbols import ANONYMOUS, Symbol
 from musaport.cpp.tokens import lex_many
+from musaport.ops.emit_cmake import cmake_variables
 from musaport.outdir import CMAKE_FILE, OutDir
 
 VARIABLE_BY_SUFFIX = {".mu": "MUSAPORT_MU_SOURCES", ".cpp": "MUSAPORT_CPP_SOURCES"}
@@ -156,17 +157,6 @@ def conclude(symbol: Symbol, places: list[Place]) -> Answer:
     else:
         verdict = "cpp-defines"
     return Answer(symbol, verdict, defs, insts, decls, add, internal=internal)
-
-
-def cmake_variables(cmake_text: str) -> dict[str, list[tuple[str, int]]]:
-    """Entries of every ``set(VAR ...)`` / ``list(APPEND VAR ...)`` with their lines."""
-    found: dict[str, list[tuple[str, int]]] = {}
-    for m in re.finditer(r"\b(?:set|list)\s*\(\s*(?:APPEND\s+)?(\w+)([^)]*)\)", cmake_text, re.I):
-        line = cmake_text.count("\n", 0, m.start(2)) + 1
-        for item in re.finditer(r"\"[^\"]*\"|[^\s\"]+", m.group(2)):
-            at = line + m.group(2).count("\n", 0, item.start())
-            found.setdefault(m.group(1), []).append((item.group().strip('"'), at))
-    return found
 
 
 def variable_of(rel: str, variables: dict[str, list[tuple[str, int]]]) -> str:
