@@ -303,16 +303,18 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'.")
 @click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
+@click.option("--no-pch", is_flag=True,
+              help="Parse every TU from scratch instead of from the precompiled common prelude (slower).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
-def validate_cmd(compile_mode, run_mode, out, host_only, jobs, patterns) -> None:
+def validate_cmd(compile_mode, run_mode, out, host_only, no_pch, jobs, patterns) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, and kernels run on the CPU."""
     if compile_mode == run_mode:
         fail("give exactly one of --compile or --run")
     _require("validate --compile" if compile_mode else "validate --run")
     try:
         if compile_mode:
-            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only)
+            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only, not no_pch)
         else:
             code = _validate_run(OutDir(out), patterns, jobs or default_jobs())
     except LoadError as exc:
@@ -320,11 +322,11 @@ def validate_cmd(compile_mode, run_mode, out, host_only, jobs, patterns) -> None
     sys.exit(code)
 
 
-def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool) -> int:
+def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool, pch: bool = True) -> int:
     from musaport.validate.compile import VALIDATE_MD, build_list_outcomes, render_reports, validate_compile
 
     out_dir = OutDir(out)
-    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"))
+    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"), pch)
     for o in outcomes:
         click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
     render_reports(out_dir, outcomes)

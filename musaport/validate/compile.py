@@ -81,8 +81,12 @@ def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)
 
 
 def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
-                     passes: tuple[str, ...] = ("host", "device")) -> list[Outcome]:
-    """Check every ported TU matching ``patterns``; cached by TU and environment digest."""
+                     passes: tuple[str, ...] = ("host", "device"), pch: bool = True) -> list[Outcome]:
+    """Check every ported TU matching ``patterns``; cached by TU and environment digest.
+
+    With ``pch`` the common prelude is parsed once per pass into a precompiled
+    header that every TU starts from (see :func:`prelude_pchs`).
+    """
     if shutil.which(CLANG) is None:
         raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
     out.require_port()
@@ -91,11 +95,12 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
-    env = _environment_digest(out, includes, passes)
+    env = _environment_digest(out, includes, passes + (("pch",) if pch else ()))
     cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
-    todo = [f for f in files if _key(f) not in cache]
+    todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes), todo)):
+        pchs = prelude_pchs(pool, out, includes, passes, env) if pch and todo else {}
+        for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes, pchs), todo)):
             cache[_key(f)] = asdict(outcome)
     jsoncache.dump(state / "results.json", {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
@@ -114,10 +119,58 @@ def _selected(rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], p) for p in patterns)
 
 
-def _check(path: Path, tree: Path, includes: list[str], passes: tuple[str, ...]) -> Outcome:
+# Headers most ported kernels include, parsed once per pass into a precompiled header. A TU then
+# starts from that parse instead of re-reading them (about 3x faster per TU). It sees these
+# declarations even where it does not include them, so validate checks that the port compiles,
+# not PyTorch's own include hygiene (its TORCH_ASSERT_NO_OPERATORS checks).
+PRELUDE = ("musa_runtime.h", "ATen/Dispatch.h", "ATen/core/Tensor.h", "ATen/native/TensorIterator.h",
+           "ATen/native/DispatchStub.h", "ATen/AccumulateType.h", "ATen/musa/MUSAContext.h",
+           "ATen/native/musa/Loops.muh")
+# Building a precompiled header needs an output stage: -S stops the device pass before ptxas.
+_PCH_FLAGS = ("-S", "-Xclang", "-emit-pch")
+
+
+def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, includes: list[str], passes: tuple[str, ...],
+                 env: str) -> dict[str, Path]:
+    """Pass → precompiled prelude, built once per environment; a pass whose prelude does not build
+    (a broken ported header) is checked without one, so its TUs report their own first error."""
+    state = out.work("validate")
+    header = state / "prelude.h"
+    write_atomic(header, "".join(f"#include <{h}>\n" for h in PRELUDE).encode())
+    wanted = {name: state / f"prelude-{name}-{env[:16]}.pch" for name in passes}
+    for old in set(state.glob("prelude-*.pch")) - set(wanted.values()):
+        old.unlink(missing_ok=True)  # 30 MB each: keep only this environment's
+    built = pool.map(lambda item: _build_pch(header, item[1], includes, PASSES[item[0]]), wanted.items())
+    return {name: path for (name, path), ok in zip(wanted.items(), built) if ok}
+
+
+def _build_pch(header: Path, pch: Path, includes: list[str], pass_flags: list[str]) -> bool:
+    if pch.is_file():
+        return True
+    flags = [f for f in _without_prelude_include(BASE_FLAGS) if f != "-fsyntax-only"]
+    tmp = pch.with_name(f".{pch.name}.tmp")
+    done = children.run([CLANG, *flags, *_PCH_FLAGS, *pass_flags, *includes, "-o", str(tmp), str(header)],
+                        cwd=header.parent)
+    if done.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        return False
+    tmp.replace(pch)
+    return True
+
+
+def _without_prelude_include(flags: list[str]) -> list[str]:
+    """The base flags without ``-include musa_runtime.h`` (the precompiled prelude starts with it)."""
+    at = flags.index("-include")
+    return flags[:at] + flags[at + 2:]
+
+
+def _check(path: Path, tree: Path, includes: list[str], passes: tuple[str, ...],
+           pchs: dict[str, Path] | None = None) -> Outcome:
     rel = path.relative_to(tree).as_posix()
     for name in passes:
-        done = children.run([CLANG, *BASE_FLAGS, *PASSES[name], *includes, str(path)], cwd=tree)
+        pch = (pchs or {}).get(name)
+        flags = [*_without_prelude_include(BASE_FLAGS), "-include-pch", str(pch)] if pch else BASE_FLAGS
+        done = children.run([CLANG, *flags, *PASSES[name], *includes, str(path)], cwd=tree)
         if done.returncode != 0:
             return Outcome(rel, False, name, first_error(done.stderr, tree))
     return Outcome(rel, True)
