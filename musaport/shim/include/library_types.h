@@ -1,7 +1,6 @@
 // musaport shim: <library_types.h>, the data-type and library-property
 // enums that the MUSA math libraries (muBLAS, muSPARSE, muFFT, ...) share.
-#ifndef MUSAPORT_LIBRARY_TYPES_H
-#define MUSAPORT_LIBRARY_TYPES_H
+#pragma once
 
 typedef enum musaDataType_t {
   MUSA_R_32F = 0,
@@ -37,5 +36,3 @@ typedef enum musaDataType_t {
 } musaDataType;
 
 typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
-
-#endif  // MUSAPORT_LIBRARY_TYPES_H

@@ -1,8 +1,7 @@
 // musaport shim: <mma.h>, warp matrix multiply-accumulate (WMMA) in the
 // mtmusa::wmma namespace (CUDA's nvcuda::wmma): fragments and the
 // load/store/fill/mma functions, declared for device code (syntax checks).
-#ifndef MUSAPORT_MMA_H
-#define MUSAPORT_MMA_H
+#pragma once
 
 #include "musaport_shim/config.h"
 #include "musa_fp16.h"
@@ -72,5 +71,3 @@ __device__ void mma_sync(fragment<accumulator, m, n, k, Td>& d, const fragment<m
 
 }  // namespace wmma
 }  // namespace mtmusa
-
-#endif  // MUSAPORT_MMA_H

@@ -1,8 +1,7 @@
 // musaport shim: a small muBLAS (column-major, like the reference BLAS).
 // Handles carry a stream and modes; the routines run naive loops on the host,
 // which is exactly what a correctness check needs.
-#ifndef MUSAPORT_MUBLAS_H
-#define MUSAPORT_MUBLAS_H
+#pragma once
 
 #include "musa_runtime_api.h"
 
@@ -192,5 +191,3 @@ inline mublasStatus_t mublasSdot(mublasHandle_t h, int n, const float* x, int in
   *result = static_cast<float>(sum);
   return MUBLAS_STATUS_SUCCESS;
 }
-
-#endif  // MUSAPORT_MUBLAS_H

@@ -1,7 +1,6 @@
 // musaport shim: <mublasLt.h>, muBLASLt's handle, descriptors and the
 // matmul entry points (declared: enough to compile setup code, not to run it).
-#ifndef MUSAPORT_MUBLASLT_H
-#define MUSAPORT_MUBLASLT_H
+#pragma once
 
 #include <stddef.h>
 #include <stdint.h>
@@ -121,5 +120,3 @@ mublasStatus_t mublasLtMatmul(mublasLtHandle_t handle, mublasLtMatmulDesc_t desc
                               const void* beta, const void* C, mublasLtMatrixLayout_t Cdesc, void* D,
                               mublasLtMatrixLayout_t Ddesc, const mublasLtMatmulAlgo_t* algo, void* workspace,
                               size_t workspace_size, musaStream_t stream);
-
-#endif  // MUSAPORT_MUBLASLT_H

@@ -1,7 +1,6 @@
 // musaport shim: muFFT plans with a naive O(n^2) complex-to-complex DFT
 // (1-D, batched); the other transform types report MUFFT_NOT_IMPLEMENTED.
-#ifndef MUSAPORT_MUFFT_H
-#define MUSAPORT_MUFFT_H
+#pragma once
 
 #include <math.h>
 
@@ -130,5 +129,3 @@ inline mufftResult mufftExecR2C(mufftHandle, mufftReal*, mufftComplex*) { return
 inline mufftResult mufftExecC2R(mufftHandle, mufftComplex*, mufftReal*) { return MUFFT_NOT_IMPLEMENTED; }
 inline mufftResult mufftExecD2Z(mufftHandle, mufftDoubleReal*, mufftDoubleComplex*) { return MUFFT_NOT_IMPLEMENTED; }
 inline mufftResult mufftExecZ2D(mufftHandle, mufftDoubleComplex*, mufftDoubleReal*) { return MUFFT_NOT_IMPLEMENTED; }
-
-#endif  // MUSAPORT_MUFFT_H

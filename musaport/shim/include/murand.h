@@ -1,7 +1,6 @@
 // musaport shim: <murand.h>, murand's host API: status codes, generator
 // types and the generator functions (declared; kernels use murand_kernel.h).
-#ifndef MUSAPORT_MURAND_H
-#define MUSAPORT_MURAND_H
+#pragma once
 
 #include <stddef.h>
 
@@ -48,5 +47,3 @@ murandStatus_t murandGenerateUniformDouble(murandGenerator_t generator, double* 
 murandStatus_t murandGenerateNormal(murandGenerator_t generator, float* output, size_t n, float mean, float stddev);
 murandStatus_t murandGenerateNormalDouble(murandGenerator_t generator, double* output, size_t n, double mean,
                                           double stddev);
-
-#endif  // MUSAPORT_MURAND_H

@@ -8,8 +8,7 @@
 // the upper 64 counter bits (each subsequence is 2^64 blocks long) and then
 // skips `offset` 32-bit outputs.  The same functions run on the CPU and parse
 // in device code.
-#ifndef MUSAPORT_MURAND_KERNEL_H
-#define MUSAPORT_MURAND_KERNEL_H
+#pragma once
 
 #include "musaport_shim/config.h"
 #include "musaport_shim/device_math.h"
@@ -234,5 +233,3 @@ MUSAPORT_HD_INLINE unsigned int murand_poisson(murand_state_philox4x32_10* s, do
   }
   return k;
 }
-
-#endif  // MUSAPORT_MURAND_KERNEL_H

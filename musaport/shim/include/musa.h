@@ -1,7 +1,6 @@
 // musaport shim: a minimal MUSA driver API (enough for code that queries the
 // device and the current context).  One device, one implicit context.
-#ifndef MUSAPORT_MUSA_H
-#define MUSAPORT_MUSA_H
+#pragma once
 
 #include "musa_runtime_api.h"
 
@@ -130,5 +129,3 @@ inline MUresult muGetErrorString(MUresult error, const char** text) {
   *text = error == MUSA_SUCCESS ? "no error" : "error reported by the musaport driver shim";
   return MUSA_SUCCESS;
 }
-
-#endif  // MUSAPORT_MUSA_H

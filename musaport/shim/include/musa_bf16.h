@@ -2,8 +2,7 @@
 //
 // bfloat16 is the upper half of a binary32; conversion from float rounds to
 // nearest even and keeps NaNs quiet.  Arithmetic runs in float and rounds once.
-#ifndef MUSAPORT_MUSA_BF16_H
-#define MUSAPORT_MUSA_BF16_H
+#pragma once
 
 #include "musaport_shim/config.h"
 #include "musaport_shim/vector_types.h"
@@ -186,5 +185,3 @@ inline __mt_bfloat162 atomicAdd(__mt_bfloat162* address, __mt_bfloat162 val) {
   }
 }
 #endif
-
-#endif  // MUSAPORT_MUSA_BF16_H

@@ -4,8 +4,7 @@
 // as cooperative fibers, with per-block shared memory, warp operations and
 // atomics.  Included by musa_runtime.h when the compiler is not clang in CUDA
 // mode; see musaport/shim/README.md for the design.
-#ifndef MUSAPORT_MUSA_CPU_RUNTIME_H
-#define MUSAPORT_MUSA_CPU_RUNTIME_H
+#pragma once
 
 #include "musaport_shim/config.h"
 
@@ -15,5 +14,3 @@
 #include "musaport_shim/cpu/launch.h"
 #include "musaport_shim/cpu/device_functions.h"
 #endif
-
-#endif  // MUSAPORT_MUSA_CPU_RUNTIME_H

@@ -4,8 +4,7 @@
 // on the CPU and parses in clang's device pass.  Arithmetic is done in float
 // and rounded once to half (round to nearest even); for add, sub and mul that
 // is bit-exact because the float result is exact.
-#ifndef MUSAPORT_MUSA_FP16_H
-#define MUSAPORT_MUSA_FP16_H
+#pragma once
 
 #include "musaport_shim/config.h"
 #include "musaport_shim/vector_types.h"
@@ -261,5 +260,3 @@ inline __half2 atomicAdd(__half2* address, __half2 val) {
   }
 }
 #endif
-
-#endif  // MUSAPORT_MUSA_FP16_H

@@ -1,7 +1,6 @@
 // musaport shim: the occupancy-calculator types and entry points (compile
 // support; the answers describe the emulator, not real hardware).
-#ifndef MUSAPORT_MUSA_OCCUPANCY_H
-#define MUSAPORT_MUSA_OCCUPANCY_H
+#pragma once
 
 #include "musa_runtime_api.h"
 
@@ -65,5 +64,3 @@ inline musaOccError musaOccMaxActiveBlocksPerMultiprocessor(musaOccResult* resul
   result->blockLimitWarps = result->activeBlocksPerMultiprocessor;
   return MUSA_OCC_SUCCESS;
 }
-
-#endif  // MUSAPORT_MUSA_OCCUPANCY_H

@@ -6,8 +6,7 @@
 // Use it first (or force it with `-include musa_runtime.h`): in clang CUDA
 // mode the __host__/__device__ macros must exist before standard headers are
 // read, because clang's CUDA wrappers of <algorithm> and <new> use them.
-#ifndef MUSAPORT_MUSA_RUNTIME_H
-#define MUSAPORT_MUSA_RUNTIME_H
+#pragma once
 
 #include "musaport_shim/config.h"
 
@@ -118,5 +117,3 @@ extern "C" int cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, musaSt
 #else
 #include "musa_cpu_runtime.h"
 #endif
-
-#endif  // MUSAPORT_MUSA_RUNTIME_H

@@ -6,8 +6,7 @@
 // errors the usual way (return value + per-thread last error).
 // The same definitions are used in the clang syntax check, where they are
 // ordinary host functions.
-#ifndef MUSAPORT_MUSA_RUNTIME_API_H
-#define MUSAPORT_MUSA_RUNTIME_API_H
+#pragma once
 
 #include "musaport_shim/config.h"
 #include "musaport_shim/vector_types.h"
@@ -707,5 +706,3 @@ inline musaError_t musaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, co
   *blocks = block_size >= 2048 ? 1 : 2048 / block_size;
   return musaSuccess;
 }
-
-#endif  // MUSAPORT_MUSA_RUNTIME_API_H

@@ -1,6 +1,5 @@
 // musaport shim: muSOLVER dense handle management (compile support only).
-#ifndef MUSAPORT_MUSOLVERDN_H
-#define MUSAPORT_MUSOLVERDN_H
+#pragma once
 
 #include "musa_runtime_api.h"
 #include "musolver_common.h"
@@ -30,5 +29,3 @@ inline musolverStatus_t musolverDnGetStream(musolverDnHandle_t handle, musaStrea
   *stream = handle->stream;
   return MUSOLVER_STATUS_SUCCESS;
 }
-
-#endif  // MUSAPORT_MUSOLVERDN_H

@@ -1,7 +1,6 @@
 // musaport shim: <musolver_common.h>, what the muSOLVER APIs share: the
 // status codes (and the eigen-solver modes).
-#ifndef MUSAPORT_MUSOLVER_COMMON_H
-#define MUSAPORT_MUSOLVER_COMMON_H
+#pragma once
 
 #include "library_types.h"
 
@@ -18,5 +17,3 @@ typedef enum {
 
 typedef enum { MUSOLVER_EIG_TYPE_1 = 1, MUSOLVER_EIG_TYPE_2 = 2, MUSOLVER_EIG_TYPE_3 = 3 } musolverEigType_t;
 typedef enum { MUSOLVER_EIG_MODE_NOVECTOR = 0, MUSOLVER_EIG_MODE_VECTOR = 1 } musolverEigMode_t;
-
-#endif  // MUSAPORT_MUSOLVER_COMMON_H

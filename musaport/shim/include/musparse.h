@@ -1,7 +1,6 @@
 // musaport shim: muSPARSE handle and matrix-descriptor management (enough to
 // compile code that sets up sparse calls; no sparse kernels).
-#ifndef MUSAPORT_MUSPARSE_H
-#define MUSAPORT_MUSPARSE_H
+#pragma once
 
 #include "musa_runtime_api.h"
 
@@ -79,5 +78,3 @@ inline musparseStatus_t musparseSetMatIndexBase(musparseMatDescr_t descr, muspar
 }
 inline musparseIndexBase_t musparseGetMatIndexBase(const musparseMatDescr_t descr) { return descr->base; }
 inline musparseMatrixType_t musparseGetMatType(const musparseMatDescr_t descr) { return descr->type; }
-
-#endif  // MUSAPORT_MUSPARSE_H

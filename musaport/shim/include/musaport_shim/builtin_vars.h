@@ -1,6 +1,5 @@
 // musaport shim: threadIdx, blockIdx, blockDim, gridDim and warpSize.
-#ifndef MUSAPORT_SHIM_BUILTIN_VARS_H
-#define MUSAPORT_SHIM_BUILTIN_VARS_H
+#pragma once
 
 #include "config.h"
 #include "vector_types.h"
@@ -46,5 +45,3 @@ inline thread_local uint3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
 inline thread_local dim3 gridDim{1, 1, 1};
 #endif
-
-#endif  // MUSAPORT_SHIM_BUILTIN_VARS_H

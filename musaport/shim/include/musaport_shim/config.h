@@ -7,8 +7,7 @@
 //   * any plain C++17 compiler (g++): ported kernels are compiled as ordinary
 //     functions and run on the CPU by the emulator in musa_cpu_runtime.h.
 //                                                 -> MUSAPORT_CPU == 1
-#ifndef MUSAPORT_SHIM_CONFIG_H
-#define MUSAPORT_SHIM_CONFIG_H
+#pragma once
 
 #if defined(__clang__) && defined(__CUDA__)
 #define MUSAPORT_CLANG_CUDA 1
@@ -117,5 +116,3 @@
 
 // Functions the shim defines for both sides (conversions, vector helpers).
 #define MUSAPORT_HD_INLINE MUSAPORT_HD inline
-
-#endif  // MUSAPORT_SHIM_CONFIG_H

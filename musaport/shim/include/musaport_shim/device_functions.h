@@ -9,8 +9,7 @@
 // In CPU mode the synchronising calls take two hidden trailing parameters that
 // default to the caller's file and line, so a broken barrier can be reported
 // where it is written.
-#ifndef MUSAPORT_SHIM_DEVICE_FUNCTIONS_H
-#define MUSAPORT_SHIM_DEVICE_FUNCTIONS_H
+#pragma once
 
 #include "config.h"
 #include "builtin_vars.h"
@@ -228,5 +227,3 @@ MUSAPORT_DEVFN void __trap();
 MUSAPORT_DEVFN void __brkpt();
 MUSAPORT_DEVFN long long clock64();
 MUSAPORT_DEVFN void __nanosleep(unsigned int ns);
-
-#endif  // MUSAPORT_SHIM_DEVICE_FUNCTIONS_H

@@ -8,8 +8,7 @@
 // syntax check) and re-exported into namespace std.
 // Both modes: the GPU-only math functions (rsqrtf, erfinvf, normcdff, sinpif,
 // ...) and the integer/float min/max overloads, as host-device functions.
-#ifndef MUSAPORT_SHIM_DEVICE_MATH_H
-#define MUSAPORT_SHIM_DEVICE_MATH_H
+#pragma once
 
 #include "config.h"
 
@@ -201,5 +200,3 @@ MUSAPORT_HD_INLINE double min(float a, double b) { return ::fmin(a, b); }
 MUSAPORT_HD_INLINE double max(float a, double b) { return ::fmax(a, b); }
 MUSAPORT_HD_INLINE double min(double a, float b) { return ::fmin(a, b); }
 MUSAPORT_HD_INLINE double max(double a, float b) { return ::fmax(a, b); }
-
-#endif  // MUSAPORT_SHIM_DEVICE_MATH_H

@@ -1,7 +1,6 @@
 // musaport shim: the built-in vector types (float4, int2, uint3, ...), dim3
 // and their make_* constructors.  The names are shared by CUDA and MUSA.
-#ifndef MUSAPORT_SHIM_VECTOR_TYPES_H
-#define MUSAPORT_SHIM_VECTOR_TYPES_H
+#pragma once
 
 #include "config.h"
 
@@ -44,5 +43,3 @@ struct dim3 {
   MUSAPORT_HD constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   MUSAPORT_HD constexpr operator uint3() const { return uint3{x, y, z}; }
 };
-
-#endif  // MUSAPORT_SHIM_VECTOR_TYPES_H

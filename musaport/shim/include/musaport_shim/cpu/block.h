@@ -14,8 +14,7 @@
 // FIFO order, so runs are deterministic.  When every live thread is blocked
 // and nothing is runnable, the block can never finish: that is reported with
 // the source location of the barrier or warp operation, and the run aborts.
-#ifndef MUSAPORT_SHIM_CPU_BLOCK_H
-#define MUSAPORT_SHIM_CPU_BLOCK_H
+#pragma once
 
 #include <exception>
 #include <vector>
@@ -495,5 +494,3 @@ class BlockRunner {
 };
 
 }  // namespace musaport::cpu
-
-#endif  // MUSAPORT_SHIM_CPU_BLOCK_H

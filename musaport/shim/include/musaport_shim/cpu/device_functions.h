@@ -1,7 +1,6 @@
 // musaport CPU runtime: definitions of the device API declared in
 // musaport_shim/device_functions.h (default arguments live there only).
-#ifndef MUSAPORT_SHIM_CPU_DEVICE_FUNCTIONS_H
-#define MUSAPORT_SHIM_CPU_DEVICE_FUNCTIONS_H
+#pragma once
 
 #include <chrono>
 #include <climits>
@@ -388,5 +387,3 @@ inline long long clock64() {
 // A scheduling point: spin-waits that sleep between polls let the other
 // threads of the block run.
 inline void __nanosleep(unsigned int) { musaport::cpu::device_runner("__nanosleep()", "?", 0).yield(); }
-
-#endif  // MUSAPORT_SHIM_CPU_DEVICE_FUNCTIONS_H

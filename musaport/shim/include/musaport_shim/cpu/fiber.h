@@ -1,6 +1,5 @@
 // musaport CPU runtime: fatal error reporting and fiber stacks.
-#ifndef MUSAPORT_SHIM_CPU_FIBER_H
-#define MUSAPORT_SHIM_CPU_FIBER_H
+#pragma once
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -214,5 +213,3 @@ inline void fiber_switch(FiberContext* save, FiberContext& next) {
 }
 
 }  // namespace musaport::cpu
-
-#endif  // MUSAPORT_SHIM_CPU_FIBER_H

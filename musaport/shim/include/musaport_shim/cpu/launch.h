@@ -6,8 +6,7 @@
 // shmem and stream are 0 when the launch omits them.  The lambda is called
 // once per GPU thread, with threadIdx/blockIdx/blockDim/gridDim set.  The
 // launch is synchronous: the grid has finished when musaport_launch returns.
-#ifndef MUSAPORT_SHIM_CPU_LAUNCH_H
-#define MUSAPORT_SHIM_CPU_LAUNCH_H
+#pragma once
 
 #include <algorithm>
 #include <atomic>
@@ -305,5 +304,3 @@ inline void musaport_launch(dim3 grid, dim3 block, size_t shmem, musaStream_t st
                                                                  std::forward<Args>(args)...);
   musaport_launch(grid, block, shmem, stream, [&]() { std::apply(kernel, values); });
 }
-
-#endif  // MUSAPORT_SHIM_CPU_LAUNCH_H
