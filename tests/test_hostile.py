@@ -8,18 +8,38 @@ nothing written outside ``--out``, the previous output kept where promised.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import FIXTURE_TREE
 from harness import assert_one_clear_line, musaport
+from musaport.ops.emit_cmake import sources_cmake
+from musaport.port.file import provenance
 
 TREE = "generated_cuda_compatible"
 CUDA = "aten/src/ATen/native/cuda"
 MUSA = "aten/src/ATen/native/musa"
+# File names that must not reach generated files: a live directive in the
+# .mu's provenance line, CMake code at include(), a broken list, bytes that
+# are not UTF-8.
+HOSTILE_NAMES = [
+    b"Inj\n#error injected.cu",
+    b'x")\nmessage(STATUS pwned)\n#.cu',
+    b'Q"uote.cu',
+    b"D${CMAKE_COMMAND}.cu",
+    b"S;emi.cu",
+    b"Back\\slash.cu",
+    b"Esc\x1b[31m.cu",
+    b"Bad\xff.cu",
+]
+# Legal for every format once escaped: ported, and escaped in the Markdown tables.
+ODD_BUT_FINE = b"Pi|pe`.cu"
 
 
 @pytest.fixture()
@@ -30,8 +50,89 @@ def src(tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.fixture()
+def hostile(src: Path) -> Path:
+    """The fixture tree plus source files whose names are hostile (each a small CUDA kernel)."""
+    folder = os.fsencode(src / CUDA)
+    body = b"#include <cuda_runtime.h>\n__global__ void k() {}\nvoid f() { cudnnCreate(nullptr); }\n"
+    for name in HOSTILE_NAMES + [ODD_BUT_FINE]:
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(body)
+    return src
+
+
 def port(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q", *extra)
+
+
+# 2. File names injected into generated files
+
+def test_hostile_file_names_are_skipped_and_every_format_stays_intact(hostile: Path, tmp_path: Path) -> None:
+    """Hostile names are refused as skipped files with a warning (exit 0: the run goes on)."""
+    out = tmp_path / "out"
+    result = port(hostile, out)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    report = json.loads((out / "porting_report.json").read_text())
+    skipped = {s["path"] for s in report["skipped"]}
+    for name in HOSTILE_NAMES:
+        try:
+            shown = repr(f"{CUDA}/{name.decode()}")
+        except UnicodeDecodeError:
+            shown = repr(os.fsencode(f"{CUDA}/") + name)
+        assert shown in skipped, (shown, skipped)
+        assert any(w.startswith(shown + ": file name has") for w in report["warnings"])
+    tree = out / TREE
+    for path in tree.rglob("*"):
+        if path.is_file():
+            lines = path.read_bytes().splitlines()
+            assert not any(ln.lstrip().startswith((b"#error", b"message(")) for ln in lines), path
+    assert (tree / MUSA / "Pi|pe`.mu").is_file()
+    md = (out / "porting_report.md").read_text()
+    assert "Pi\\|pe\\`.cu:3" in md
+    assert "\n#error" not in md and "\nmessage(" not in md
+    yaml.safe_load((tree / "musa_functions.yaml").read_text())
+    listed = cmake_lists(tree / "musaport_sources.cmake", tmp_path)
+    mu = sorted(str(p) for p in tree.rglob("*.mu"))
+    assert listed["MUSAPORT_MU_SOURCES"] == mu
+
+
+def cmake_lists(cmake_file: Path, tmp_path: Path) -> dict[str, list[str]]:
+    """The source lists as CMake sees them after include() (a newline in an element shown as \\n);
+    anything else printed fails the test."""
+    script = tmp_path / "print.cmake"
+    script.write_text(
+        f'include("{cmake_file}")\n'
+        "foreach(var MUSAPORT_MU_SOURCES MUSAPORT_CPP_SOURCES)\n"
+        '  foreach(f IN LISTS ${var})\n    string(REPLACE "\\n" "\\\\n" f "${f}")\n'
+        '    message("${var}=${f}")\n  endforeach()\nendforeach()\n'
+    )
+    result = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    lists: dict[str, list[str]] = {"MUSAPORT_MU_SOURCES": [], "MUSAPORT_CPP_SOURCES": []}
+    for line in result.stderr.split("\n")[:-1]:  # message() writes to stderr, one line per element
+        var, _, value = line.partition("=")
+        assert var in lists, f"unexpected CMake output: {line!r}"
+        lists[var].append(value)
+    return {k: sorted(v) for k, v in lists.items()}
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_cmake_list_escapes_every_name_it_is_given(tmp_path: Path) -> None:
+    """Defence in depth: even names discovery would refuse stay one list element each."""
+    names = ['a/musa/x")\nmessage(STATUS pwned)\n#.mu', "a/musa/D${CMAKE_COMMAND}.mu", "a/musa/S;emi.mu",
+             "a/musa/B\\ack.mu", "a/musa/ok.mu", "a/\n/musa/y.mu"]
+    path = tmp_path / "musaport_sources.cmake"
+    path.write_text(sources_cmake(names, [], "// generated from the port of x\nmessage(STATUS header)"))
+    listed = cmake_lists(path, tmp_path)
+    assert listed["MUSAPORT_MU_SOURCES"] == sorted(f"{tmp_path}/{n}".replace("\n", "\\n") for n in names)
+
+
+def test_provenance_stays_one_line() -> None:
+    line = provenance("aten/src/ATen/native/cuda/Inj\n#error injected.cu", "0" * 64, "int x;\n")
+    assert line.count("\n") == 1 and line.endswith(")\n")
+    assert "\\n#error injected" in line
 
 
 # 7. Config checks

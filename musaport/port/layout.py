@@ -18,6 +18,10 @@ from musaport.rewrite.transforms import rename_dirs, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
 
+# Characters a CMake quoted argument or list cannot carry as they are: the
+# quote ends it, ``$`` expands variables, ``;`` splits the list, ``\`` escapes.
+_CMAKE_UNSAFE = frozenset('"$;\\')
+
 
 @dataclass(frozen=True)
 class Folder:
@@ -161,6 +165,38 @@ def _cmake_value(value: object) -> str:
     return {True: "1", False: "0"}.get(value, str(value)) if isinstance(value, bool) else str(value)
 
 
+def name_problem(rel: str) -> str:
+    """Why the path ``rel`` cannot be written into generated files ('' when it can).
+
+    Names go into C++ comments, CMake lists, YAML, JSON and Markdown; a
+    newline there turns a file name into a live ``#error`` or a CMake command,
+    and bytes that are not UTF-8 cannot be written at all.  Such files are
+    skipped with a warning rather than escaped into a port nobody can build.
+    """
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "bytes that are not valid UTF-8"
+    if not rel.isprintable():
+        return "a control or invisible character"
+    unsafe = sorted(_CMAKE_UNSAFE.intersection(rel))
+    if unsafe:
+        return f"{' '.join(unsafe)}, which a CMake source list cannot carry"
+    return ""
+
+
+def printable(rel: str) -> str:
+    """``rel`` as it can be shown in a report: itself when harmless, else its escaped repr
+    (of the raw bytes when they are not UTF-8)."""
+    if not name_problem(rel):
+        return rel
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return repr(os.fsencode(rel))
+    return repr(rel)
+
+
 def check_tree(layout: Layout, root: Path) -> None:
     """Refuse a source tree that does not look like the layout expects."""
     if not root.is_dir():
@@ -225,6 +261,9 @@ def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str
     name = rel.rsplit("/", 1)[-1]
     if not any(fnmatch.fnmatchcase(name, g) for g in folder.files):
         return None
+    problem = name_problem(rel)
+    if problem:
+        return Skipped(printable(rel), f"file name has {problem} (not ported)", warn=True)
     if any(fnmatch.fnmatchcase(rel, g) for g in layout.exclude):
         return Skipped(rel, "excluded by layout")
     if not any(name.endswith(s) for s in layout.suffixes):
