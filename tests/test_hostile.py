@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURE_TREE
-from harness import assert_one_clear_line, musaport
+from harness import assert_one_clear_line, fingerprint, musaport, new_files
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.port.file import provenance
 
@@ -63,6 +63,47 @@ def hostile(src: Path) -> Path:
 
 def port(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q", *extra)
+
+
+def write_layout(path: Path, folders: str, extra: str = "") -> Path:
+    path.write_text("layout: mine\nmarkers: [aten/src/ATen, c10]\nsuffixes: [.cu, .cuh, .h, .cpp]\n"
+                    f"folders:\n{folders}{extra}")
+    return path
+
+
+# 1. Path traversal through --layout
+
+@pytest.mark.parametrize("folder", ["../../elsewhere", "aten/../../../elsewhere", "/etc", "aten/src/.."])
+def test_layout_folder_leaving_the_tree_is_refused(src: Path, tmp_path: Path, folder: str) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "Secret.cu").write_text("cudaMalloc(&p, 1);\n")
+    layout = write_layout(tmp_path / "layout.yaml", f"  - {{path: {CUDA}}}\n  - {{path: '{folder}', recursive: true}}\n")
+    before = fingerprint(tmp_path)
+    result = port(src, tmp_path / "out", "--layout", str(layout))
+    assert_one_clear_line(result, 2, "layout.yaml:6", repr(folder))
+    assert new_files(before, fingerprint(tmp_path)) == []
+
+
+def test_operator_folder_leaving_the_tree_is_refused(src: Path, tmp_path: Path) -> None:
+    layout = write_layout(tmp_path / "layout.yaml", f"  - {{path: {CUDA}}}\n",
+                          "operators:\n  generic: [../outside]\n")
+    assert_one_clear_line(port(src, tmp_path / "out", "--layout", str(layout)), 2, "layout.yaml:7", "'../outside'")
+
+
+def test_symlink_in_the_output_tree_cannot_carry_writes_outside(src: Path, tmp_path: Path) -> None:
+    """A folder of the ported tree replaced by a symlink: the run refuses before any rename."""
+    out = tmp_path / "out"
+    assert port(src, out).returncode == 0
+    outside = tmp_path / "outside"
+    shutil.move(out / TREE / "c10/musa", outside)
+    (out / TREE / "c10/musa").symlink_to(outside)
+    guard = src / "c10/cuda/CUDAGuard.h"
+    guard.write_text(guard.read_text() + "// changed\n")
+    before = fingerprint(outside)
+    result = port(src, out)
+    assert_one_clear_line(result, 2, "c10/musa", "outside")
+    assert fingerprint(outside) == before
 
 
 # 2. File names injected into generated files

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -122,7 +123,7 @@ def _folder(entry: object, path: Path) -> Folder:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "folder")
     folder = Folder(
-        path=f.pop("path", kind=str).strip("/"),
+        path=inside_path(f.pop("path", kind=str), f"{path}:{line}"),
         recursive=f.pop("recursive", True, kind=bool),
         files=tuple(f.pop("files", ["*"], kind=list)),
         where=f"{path}:{line}",
@@ -133,7 +134,7 @@ def _folder(entry: object, path: Path) -> Folder:
 
 def _operator_folders(entry: dict, path: Path) -> OperatorFolders:
     f = Fields(entry, f"{path}:{entry.get('__line__', 0)}", "operators")
-    generic = tuple(str(g).strip("/") for g in f.pop("generic", [], kind=list))
+    generic = tuple(inside_path(str(g), f.where) for g in f.pop("generic", [], kind=list))
     vendor = tuple(_vendor(v, path) for v in f.pop("vendor", [], kind=list))
     f.done()
     return OperatorFolders(generic + tuple(p for p, _ in vendor), vendor)
@@ -142,7 +143,7 @@ def _operator_folders(entry: dict, path: Path) -> OperatorFolders:
 def _vendor(entry: object, path: Path) -> tuple[str, str]:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "vendor folder")
-    found = (f.pop("path", kind=str).strip("/"), f.pop("why", kind=str))
+    found = (inside_path(f.pop("path", kind=str), f.where), f.pop("why", kind=str))
     f.done()
     return found
 
@@ -150,7 +151,7 @@ def _vendor(entry: object, path: Path) -> tuple[str, str]:
 def _configured(entry: object, path: Path) -> Configured:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "configured header")
-    template = f.pop("template", kind=str).strip("/")
+    template = inside_path(f.pop("template", kind=str), f"{path}:{line}")
     values = f.pop("values", {}, kind=dict)
     why = f.pop("why", kind=str)
     f.done()
@@ -163,6 +164,29 @@ def _configured(entry: object, path: Path) -> Configured:
 def _cmake_value(value: object) -> str:
     """YAML's true/false as CMake writes them (1/0); everything else as text."""
     return {True: "1", False: "0"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def inside_path(raw: str, where: str) -> str:
+    """A layout folder as a tree-relative POSIX path, or a LoadError naming ``where``.
+
+    An absolute path or a ``..`` part would read sources outside
+    ``--pytorch-src`` and, since outputs mirror source paths, write their port
+    outside ``--out``; both are refused rather than silently rewritten.  A
+    trailing ``/`` and ``.`` parts are harmless and normalised away.
+    """
+    if raw.startswith("/") or ".." in raw.split("/"):
+        raise LoadError(f"{where}: folder path {raw!r} leaves the source tree (absolute or with '..'); "
+                        "give a path relative to --pytorch-src")
+    path = posixpath.normpath(raw.rstrip("/")) if raw.strip("/") else ""
+    if path in ("", "."):
+        raise LoadError(f"{where}: folder path {raw!r} names no folder inside the source tree")
+    return path
+
+
+def _safe_rel(rel: str) -> bool:
+    """True when ``rel`` is relative and stays below the folder it is joined to."""
+    parts = rel.split("/")
+    return bool(rel) and not rel.startswith("/") and not any(p in ("", ".", "..") for p in parts)
 
 
 def name_problem(rel: str) -> str:
@@ -224,7 +248,7 @@ def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
     for c in layout.configured:
         if (root / c.template).is_file():
             seen.add(c.template)
-            yield Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
+            yield _configured_found(c, root, root_r)
     for folder in layout.folders:
         base = root / folder.path
         if not base.is_dir():
@@ -236,6 +260,15 @@ def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
             if item is not None:
                 seen.add(rel)
                 yield item
+
+
+def _configured_found(c: Configured, root: Path, root_r: Path) -> Found | Skipped:
+    """A configured header to render and port, unless it is a symlink that leaves the tree
+    (the rule for every source file)."""
+    path = root / c.template
+    if path.is_symlink() and not path.resolve().is_relative_to(root_r):
+        return Skipped(c.template, f"symlink to {path.resolve()} outside the source tree (not followed)", warn=True)
+    return Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
 
 
 def _walk(root: Path, start: str, recursive: bool) -> Iterator[str]:
@@ -276,4 +309,7 @@ def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str
         if not target.is_file():
             return Skipped(rel, "symlink to something that is not a file", warn=True)
     copy = any(fnmatch.fnmatchcase(name, g) for g in layout.copy_only)
-    return Found(rel, rename_dirs(rel) if copy else rename_path(rel), copy)
+    out = rename_dirs(rel) if copy else rename_path(rel)
+    if not _safe_rel(out):
+        return Skipped(rel, f"its port {out!r} would leave the output tree (not ported)", warn=True)
+    return Found(rel, out, copy)

@@ -190,6 +190,7 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
         if rel not in wanted and not report.problems:  # a broken generation step keeps what the last one made
             stage.remove(rel)
     report.written, report.removed = len(stage.files), len(stage.removals)
+    stage.refuse_escapes()
     stage.commit()
     entries = dict(work.reused)
     for result in fresh:
