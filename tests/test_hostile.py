@@ -17,10 +17,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURE_TREE
+from conftest import FIXTURE_TREE, tree_digest
 from harness import assert_one_clear_line, fingerprint, musaport, new_files
 from musaport.ops.emit_cmake import sources_cmake
+from musaport.ops.generate import OperatorFiles
 from musaport.port.file import provenance
+from musaport.port.run import Options, load_config, run
+from musaport.resources import default_layout, default_packs
 
 TREE = "generated_cuda_compatible"
 CUDA = "aten/src/ATen/native/cuda"
@@ -63,6 +66,10 @@ def hostile(src: Path) -> Path:
 
 def port(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q", *extra)
+
+
+def options(src: Path, out: Path) -> Options:
+    return Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
 
 
 def write_layout(path: Path, folders: str, extra: str = "") -> Path:
@@ -176,6 +183,32 @@ def test_provenance_stays_one_line() -> None:
     assert "\\n#error injected" in line
 
 
+# 5. An unreadable folder
+
+def test_unreadable_folder_fails_the_run_and_keeps_the_output(src: Path, tmp_path: Path, monkeypatch) -> None:
+    """Tests run as root, where chmod 000 does not stop a read: os.scandir is patched in-process to
+    raise PermissionError for the folder, as the kernel would for another user."""
+    (src / CUDA / "sub").mkdir()
+    (src / CUDA / "sub/Extra.cu").write_text("__global__ void extra() { cudaDeviceSynchronize(); }\n")
+    out = tmp_path / "out"
+    opts = options(src, out)
+    assert run(opts, load_config(opts)).return_code == 0
+    assert (out / TREE / MUSA / "sub/Extra.mu").is_file()
+    before = tree_digest(out / TREE)
+    real = os.scandir
+
+    def unreadable(path=".", *a, **k):
+        if str(path).endswith(f"{CUDA}/sub"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(os, "scandir", unreadable)
+    report = run(opts, load_config(opts))
+    assert report.return_code == 1
+    assert [(r.src, r.warnings) for r in report.failed] == [(f"{CUDA}/sub", ("cannot read folder: Permission denied",))]
+    assert tree_digest(out / TREE) == before, "a failed run must not update the tree"
+
+
 # 7. Config checks
 
 def pack_file(tmp_path: Path, body: str) -> Path:
@@ -215,3 +248,12 @@ def test_user_pack_with_right_examples_loads(src: Path, tmp_path: Path) -> None:
             "      - {before: 'cudaFoo(1); // cudaFoo', after: 'musaFoo(1); // cudaFoo'}\n")
     result = port(src, tmp_path / "out", "--rules", str(pack_file(tmp_path, body)))
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("folders", ["  - {path: does/not/exist}\n", "  - {path: aten/src/empty}\n"])
+def test_layout_selecting_nothing_is_refused(src: Path, tmp_path: Path, folders: str) -> None:
+    (src / "aten/src/empty").mkdir()
+    layout = write_layout(tmp_path / "layout.yaml", folders)
+    result = port(src, tmp_path / "out", "--layout", str(layout))
+    assert_one_clear_line(result, 2, str(layout), "selects no file")
+    assert not (tmp_path / "out" / TREE).exists()

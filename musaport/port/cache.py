@@ -134,7 +134,11 @@ def dump(path: Path, key: str, cache: Cache) -> None:
 
 @dataclass
 class Plan:
-    """What the run will do with each discovered file: reuse its cached port, or port it."""
+    """What the run will do with each discovered file: reuse its cached port, or port it.
+
+    ``collisions``: files that failed before porting (two sources for one
+    output, a folder that could not be read).
+    """
 
     reused: dict[str, Entry] = field(default_factory=dict)
     tasks: list[Task] = field(default_factory=list)
@@ -146,6 +150,9 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
     result = Plan()
     owners: dict[str, str] = {}
     for f in found:
+        if f.error:
+            result.collisions.append(failed(f.rel, f.out, f.error))
+            continue
         if f.out in owners:
             result.collisions.append(failed(f.rel, f.out, f"output {f.out} collides with the port of {owners[f.out]}"))
             continue

@@ -80,12 +80,17 @@ class Configured:
 @dataclass(frozen=True)
 class Found:
     """A discovered file: its source path, where its port goes, and the values it is rendered with
-    first when it is a configured header."""
+    first when it is a configured header.
+
+    ``error``: a folder that could not be read; the run fails on it like on an
+    unreadable file.
+    """
 
     rel: str
     out: str
     copy_only: bool
     values: tuple[tuple[str, str], ...] | None = None
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -242,24 +247,38 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
 
 
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
-    """Yield every selected file once, in sorted order, and every skip."""
+    """Yield every selected file once, in sorted order, and every skip.
+
+    A folder that cannot be read is yielded as a ``Found`` with an ``error``
+    (the run fails, keeping the previous output) rather than dropped, which
+    would delete its outputs.  A layout that selects nothing is a LoadError:
+    a run of zero files is a wrong path, not a success.
+    """
     seen: set[str] = set()
+    selected = 0
     root_r = root.resolve()
     for c in layout.configured:
         if (root / c.template).is_file():
             seen.add(c.template)
-            yield _configured_found(c, root, root_r)
+            item = _configured_found(c, root, root_r)
+            selected += isinstance(item, Found)
+            yield item
     for folder in layout.folders:
         base = root / folder.path
         if not base.is_dir():
             continue
         for rel in _walk(root, folder.path, folder.recursive):
-            if rel in seen:
+            key = rel.rel if isinstance(rel, Found) else rel
+            if key in seen:
                 continue
-            item = _classify(layout, folder, root_r, root, rel)
+            item = rel if isinstance(rel, Found) else _classify(layout, folder, root_r, root, rel)
             if item is not None:
-                seen.add(rel)
+                seen.add(key)
+                selected += isinstance(item, Found)
                 yield item
+    if not selected:
+        raise LoadError(f"{layout.source}: selects no file in {root}: its folders are missing or hold "
+                        "no source file; check the layout's folder paths")
 
 
 def _configured_found(c: Configured, root: Path, root_r: Path) -> Found | Skipped:
@@ -271,11 +290,15 @@ def _configured_found(c: Configured, root: Path, root_r: Path) -> Found | Skippe
     return Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
 
 
-def _walk(root: Path, start: str, recursive: bool) -> Iterator[str]:
-    """Root-relative POSIX paths below ``start``, sorted, not following links to folders."""
+def _walk(root: Path, start: str, recursive: bool) -> Iterator[str | Found]:
+    """Root-relative POSIX paths below ``start``, sorted, not following links to folders.
+
+    A folder that cannot be listed comes out as a failed ``Found`` naming it.
+    """
     try:
         entries = sorted(os.scandir(root / start), key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        yield Found(start, "", False, error=f"cannot read folder: {exc.strerror or exc}")
         return
     dirs = []
     for entry in entries:
