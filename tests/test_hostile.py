@@ -22,6 +22,7 @@ from harness import assert_one_clear_line, fingerprint, musaport, new_files
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.generate import OperatorFiles
 from musaport.port.file import provenance
+from musaport.port.layout import MAX_SOURCE_BYTES
 from musaport.port.run import Options, load_config, run
 from musaport.resources import default_layout, default_packs
 
@@ -257,3 +258,17 @@ def test_layout_selecting_nothing_is_refused(src: Path, tmp_path: Path, folders:
     result = port(src, tmp_path / "out", "--layout", str(layout))
     assert_one_clear_line(result, 2, str(layout), "selects no file")
     assert not (tmp_path / "out" / TREE).exists()
+
+
+# 9. Edges: size, racy edits, a killed commit
+
+def test_oversized_source_is_skipped_with_a_warning(src: Path, tmp_path: Path) -> None:
+    big = src / CUDA / "Huge.cu"
+    line = b"__global__ void k() { cudaDeviceSynchronize(); }\n"
+    big.write_bytes(line * (MAX_SOURCE_BYTES // len(line) + 1))
+    out = tmp_path / "out"
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr
+    assert not (out / TREE / MUSA / "Huge.mu").exists()
+    report = json.loads((out / "porting_report.json").read_text())
+    assert any(w.startswith(f"{CUDA}/Huge.cu: ") and "8 MiB" in w for w in report["warnings"])

@@ -158,21 +158,28 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
             continue
         owners[f.out] = f.rel
         entry = entries.get(f.rel)
-        if entry and entry.out == f.out and _unchanged(entry, source / f.rel, tree / f.out):
+        if entry and entry.out == f.out and _unchanged(entry, f, source / f.rel, tree / f.out):
             result.reused[f.rel] = entry
         else:
             result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only, f.values))
     return result
 
 
-def _unchanged(entry: Entry, src: Path, out: Path) -> bool:
-    """Size and mtime of source and output match the cache (no hashing needed)."""
+def _unchanged(entry: Entry, found: Found, src: Path, out: Path) -> bool:
+    """Size and mtime of source and output match the cache (no hashing needed).
+    Discovery's stat of the source is used when it took one."""
     try:
-        s, o = src.stat(), out.stat()
+        size, mtime = (found.size, found.mtime_ns) if found.size >= 0 else _stat(src)
+        o = out.stat()
     except OSError:
         return False
-    return (s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns) == (
-        entry.size, entry.mtime_ns, entry.out_size, entry.out_mtime_ns)
+    return (size, mtime, o.st_size, o.st_mtime_ns) == (entry.size, entry.mtime_ns, entry.out_size,
+                                                       entry.out_mtime_ns)
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    s = path.stat()
+    return s.st_size, s.st_mtime_ns
 
 
 def entry(result: FileResult, src: Path, out: Path) -> Entry:

@@ -11,7 +11,7 @@ import fnmatch
 import hashlib
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -19,6 +19,10 @@ from musaport.rewrite.transforms import rename_dirs, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
 
+# Sources over this size are skipped with a warning: porting holds a file's
+# text, its tokens and every rule's view of it in memory at once, so a 50 MB
+# source costs about 1.6 GB and half a minute; PyTorch's largest is 150 kB.
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
 # Characters a CMake quoted argument or list cannot carry as they are: the
 # quote ends it, ``$`` expands variables, ``;`` splits the list, ``\`` escapes.
 _CMAKE_UNSAFE = frozenset('"$;\\')
@@ -82,14 +86,17 @@ class Found:
     """A discovered file: its source path, where its port goes, and the values it is rendered with
     first when it is a configured header.
 
-    ``error``: a folder that could not be read; the run fails on it like on an
-    unreadable file.
+    ``size``/``mtime_ns``: the source's stat taken by discovery (-1: not
+    taken), so the cache's plan need not stat it again.  ``error``: a folder
+    that could not be read; the run fails on it like on an unreadable file.
     """
 
     rel: str
     out: str
     copy_only: bool
     values: tuple[tuple[str, str], ...] | None = None
+    size: int = field(default=-1, compare=False)
+    mtime_ns: int = field(default=-1, compare=False)
     error: str = ""
 
 
@@ -335,4 +342,16 @@ def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str
     out = rename_dirs(rel) if copy else rename_path(rel)
     if not _safe_rel(out):
         return Skipped(rel, f"its port {out!r} would leave the output tree (not ported)", warn=True)
-    return Found(rel, out, copy)
+    return _sized(Found(rel, out, copy), path)
+
+
+def _sized(found: Found, path: Path) -> Found | Skipped:
+    """``found`` with its source's size and mtime, or a Skipped when it is over the size limit."""
+    try:
+        st = path.stat()
+    except OSError:
+        return found  # the read fails later, as a failed file
+    if st.st_size > MAX_SOURCE_BYTES:
+        return Skipped(found.rel, f"{st.st_size} bytes, over the {MAX_SOURCE_BYTES // (1024 * 1024)} MiB "
+                                  "limit for one source (not ported)", warn=True)
+    return replace(found, size=st.st_size, mtime_ns=st.st_mtime_ns)
