@@ -272,3 +272,18 @@ def test_oversized_source_is_skipped_with_a_warning(src: Path, tmp_path: Path) -
     assert not (out / TREE / MUSA / "Huge.mu").exists()
     report = json.loads((out / "porting_report.json").read_text())
     assert any(w.startswith(f"{CUDA}/Huge.cu: ") and "8 MiB" in w for w in report["warnings"])
+
+
+def test_edit_keeping_size_and_mtime_is_seen(src: Path, tmp_path: Path) -> None:
+    """A source written just before the run is "racy": the next run compares its hash."""
+    target = src / CUDA / "ReduceSum.cu"
+    text = target.read_text()
+    target.write_text(text + "// version A\n")
+    out = tmp_path / "out"
+    assert port(src, out).returncode == 0
+    st = target.stat()
+    target.write_text(text + "// version B\n")
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert target.stat().st_size == st.st_size
+    assert port(src, out).returncode == 0
+    assert (out / TREE / MUSA / "ReduceSum.mu").read_text().endswith("// version B\n")

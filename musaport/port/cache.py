@@ -5,11 +5,17 @@ that changes output (rule packs, layout) form one key; per file it keeps
 size, mtime and content hash of the source and the hash of the output, plus
 the outcome facts the report needs.  A corrupt or foreign cache is an empty
 cache.  Only successful ports are cached.
+
+Size and mtime are trusted, except for "racy" entries (as git calls them):
+a source whose mtime lies within ``RACY_NS`` of the cache write may have been
+edited again in the same clock tick without changing size or mtime, so its
+content hash decides.  Only files touched just before a run pay for hashing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +28,8 @@ from musaport.port.layout import Found, Skipped
 from musaport.rewrite.apply import Finding
 
 CACHE_NAME = "cache.json"
+# A source whose mtime is this close to the cache write is compared by content.
+RACY_NS = 2_000_000_000
 
 
 class Entry:
@@ -31,15 +39,17 @@ class Entry:
     finds nothing changed never needs it, and decoding is most of its cost.
     """
 
-    __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "_raw", "_result")
+    __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "src_hash", "racy",
+                 "_raw", "_result")
 
     def __init__(self, size: int, mtime_ns: int, out_size: int, out_mtime_ns: int,
-                 raw: dict | None = None, result: FileResult | None = None) -> None:
+                 raw: dict | None = None, result: FileResult | None = None, racy: bool = False) -> None:
         self.size, self.mtime_ns, self.out_size, self.out_mtime_ns = size, mtime_ns, out_size, out_mtime_ns
-        self._raw, self._result = raw, result
+        self._raw, self._result, self.racy = raw, result, racy
         source = result if result is not None else None
         self.out = source.out if source is not None else raw["out"]  # type: ignore[index]
         self.out_hash = source.out_hash if source is not None else raw["out_hash"]  # type: ignore[index]
+        self.src_hash = source.src_hash if source is not None else raw["src_hash"]  # type: ignore[index]
 
     @property
     def result(self) -> FileResult:
@@ -86,8 +96,10 @@ def load(path: Path, key: str) -> Cache:
     """The cache written with the same key; a missing, corrupt or foreign one is empty."""
     raw = jsoncache.load(path, key=key)
     try:
+        written = raw.get("written_ns", 0) if raw else 0
         entries = {
-            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"])
+            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"],
+                       racy=e["mtime_ns"] + RACY_NS > written > 0)
             for src, e in raw["files"].items()
         } if raw else {}
         return Cache(entries, raw.get("digest", ""), raw.get("summary")) if raw else Cache({})
@@ -127,9 +139,10 @@ def _result_json(r: FileResult) -> dict:
 
 
 def dump(path: Path, key: str, cache: Cache) -> None:
-    """Write the cache atomically, and not at all when nothing in it changed."""
+    """Write the cache atomically, stamped with the time of writing (racy entries are judged by it)."""
     files = {src: cache.entries[src].to_json() for src in sorted(cache.entries)}
-    jsoncache.dump(path, {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files})
+    jsoncache.dump(path, {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files,
+                          "written_ns": time.time_ns()})
 
 
 @dataclass
@@ -166,15 +179,17 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
 
 
 def _unchanged(entry: Entry, found: Found, src: Path, out: Path) -> bool:
-    """Size and mtime of source and output match the cache (no hashing needed).
-    Discovery's stat of the source is used when it took one."""
+    """Size and mtime of source and output match the cache; a racy entry's source
+    must also hash the same.  Discovery's stat of the source is used when it took one."""
     try:
         size, mtime = (found.size, found.mtime_ns) if found.size >= 0 else _stat(src)
         o = out.stat()
+        if (size, mtime, o.st_size, o.st_mtime_ns) != (entry.size, entry.mtime_ns, entry.out_size,
+                                                       entry.out_mtime_ns):
+            return False
+        return not entry.racy or hashlib.sha256(src.read_bytes()).hexdigest() == entry.src_hash
     except OSError:
         return False
-    return (size, mtime, o.st_size, o.st_mtime_ns) == (entry.size, entry.mtime_ns, entry.out_size,
-                                                       entry.out_mtime_ns)
 
 
 def _stat(path: Path) -> tuple[int, int]:
