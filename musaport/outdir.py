@@ -29,6 +29,9 @@ REPORT_MD = "porting_report.md"
 FUNCTIONS_YAML = "musa_functions.yaml"
 CMAKE_FILE = "musaport_sources.cmake"
 REGISTRATION = "aten/src/ATen/RegisterMUSA.cpp"
+# In the state folder: every tree path the tool wrote, so files a user put in
+# the tree are never taken for stale outputs (see port.run._commit).
+OUTPUTS_MANIFEST = "outputs.json"
 
 
 class OutDir:

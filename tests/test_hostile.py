@@ -210,6 +210,35 @@ def test_unreadable_folder_fails_the_run_and_keeps_the_output(src: Path, tmp_pat
     assert tree_digest(out / TREE) == before, "a failed run must not update the tree"
 
 
+# 6. Files in the output tree that the tool did not write
+
+def test_user_files_are_kept_and_removed_outputs_are_listed(src: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert port(src, out).returncode == 0
+    mine = [out / TREE / "NOTES.txt", out / TREE / MUSA / "Mine.mu", out / TREE / "c10/musa/local.h"]
+    for path in mine:
+        path.write_text("// written by hand\n")
+    (src / CUDA / "Blas.cpp").unlink()
+    assert port(src, out).returncode == 0
+    assert all(p.read_text() == "// written by hand\n" for p in mine)
+    assert not (out / TREE / MUSA / "Blas.cpp").exists()
+    report = json.loads((out / "porting_report.json").read_text())
+    assert report["removed"] == [f"{MUSA}/Blas.cpp"]
+    kept = [w for w in report["warnings"] if "not written by musaport" in w]
+    assert [w.split(":")[0] for w in kept] == ["NOTES.txt", f"{MUSA}/Mine.mu", "c10/musa/local.h"]
+    assert f"- `{MUSA}/Blas.cpp`" in (out / "porting_report.md").read_text()
+    # A new layout changes the cache key; what the tool wrote is still known, so its
+    # outputs of the dropped folder go and the user's file there stays.
+    layout = write_layout(tmp_path / "layout.yaml", f"  - {{path: {CUDA}}}\n")
+    opts = Options(src, out, layout, tuple(default_packs()), jobs=1, generation=OperatorFiles())
+    report = run(opts, load_config(opts))
+    assert report.return_code == 0
+    assert report.removed == len(report.removed_files) > 0
+    assert "c10/musa/MUSAGuard.h" in report.removed_files and "NOTES.txt" not in report.removed_files
+    assert sorted(p.relative_to(out / TREE).as_posix() for p in (out / TREE / "c10").rglob("*")) == \
+        ["c10/musa", "c10/musa/local.h"]
+
+
 # 7. Config checks
 
 def pack_file(tmp_path: Path, body: str) -> Path:

@@ -14,7 +14,9 @@ import os
 import shutil
 from pathlib import Path
 
+from musaport import jsoncache
 from musaport.errors import LoadError
+from musaport.outdir import OUTPUTS_MANIFEST
 
 
 class Stage:
@@ -64,6 +66,16 @@ class Stage:
                 self.discard()
                 raise LoadError(f"{self.out / folder}: outputs would land outside {self.out} (a symlinked "
                                 "folder in the output tree?); nothing was changed")
+
+    def recorded_outputs(self) -> set[str] | None:
+        """The tree paths the tool wrote, as last recorded (None: no record)."""
+        doc = jsoncache.load(self.state / OUTPUTS_MANIFEST)
+        outputs = doc.get("outputs") if doc else None
+        return set(outputs) if isinstance(outputs, list) else None
+
+    def record_outputs(self, outputs: set[str]) -> None:
+        """Remember which tree paths are the tool's, so only those are ever removed."""
+        jsoncache.dump(self.state / OUTPUTS_MANIFEST, {"outputs": sorted(outputs)})
 
     def commit(self) -> None:
         """Move staged files into place (each an atomic rename) and delete removals."""
