@@ -19,8 +19,11 @@ import yaml
 
 from conftest import FIXTURE_TREE, tree_digest
 from harness import assert_one_clear_line, fingerprint, musaport, new_files
+from musaport.errors import LoadError
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.generate import OperatorFiles
+from musaport.outdir import COMMIT_MARKER, OutDir
+from musaport.port import stage as stage_module
 from musaport.port.file import provenance
 from musaport.port.layout import MAX_SOURCE_BYTES
 from musaport.port.run import Options, load_config, run
@@ -71,6 +74,10 @@ def port(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 def options(src: Path, out: Path) -> Options:
     return Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
+
+
+def files_below(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def write_layout(path: Path, folders: str, extra: str = "") -> Path:
@@ -316,3 +323,37 @@ def test_edit_keeping_size_and_mtime_is_seen(src: Path, tmp_path: Path) -> None:
     assert target.stat().st_size == st.st_size
     assert port(src, out).returncode == 0
     assert (out / TREE / MUSA / "ReduceSum.mu").read_text().endswith("// version B\n")
+
+
+def test_killed_commit_is_seen_and_redone(src: Path, tmp_path: Path, monkeypatch) -> None:
+    """A kill between the renames: validate refuses the mixed tree; the next run makes it whole."""
+    out = tmp_path / "out"
+    opts = options(src, out)
+    assert run(opts, load_config(opts)).return_code == 0
+    for f in sorted((src / CUDA).iterdir()):
+        if f.suffix == ".cu":
+            f.write_bytes(f.read_bytes() + b"\n// edited\n")
+    real, renames = os.replace, []
+
+    def killed(a, b, *rest, **kw):
+        if str(b).startswith(str(out / TREE)):
+            renames.append(b)
+            if len(renames) == 3:
+                raise KeyboardInterrupt
+        return real(a, b, *rest, **kw)
+
+    monkeypatch.setattr(stage_module.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run(opts, load_config(opts))
+    monkeypatch.undo()
+    assert (out / ".musaport" / COMMIT_MARKER).exists()
+    with pytest.raises(LoadError, match="stopped while moving its outputs into place"):
+        OutDir(out).require_port()
+    if shutil.which("clang++-16"):
+        assert_one_clear_line(musaport("validate", "--compile", "--out", str(out)), 2, "stopped while moving")
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr
+    assert not (out / ".musaport" / COMMIT_MARKER).exists()
+    clean = tmp_path / "clean"
+    assert port(src, clean).returncode == 0
+    assert files_below(out / TREE) == files_below(clean / TREE)

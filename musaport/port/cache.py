@@ -4,7 +4,8 @@ Keyed like black's cache: the tool version and the digests of everything
 that changes output (rule packs, layout) form one key; per file it keeps
 size, mtime and content hash of the source and the hash of the output, plus
 the outcome facts the report needs.  A corrupt or foreign cache is an empty
-cache.  Only successful ports are cached.
+cache, and so is one whose commit was interrupted (see ``COMMIT_MARKER``).
+Only successful ports are cached.
 
 Size and mtime are trusted, except for "racy" entries (as git calls them):
 a source whose mtime lies within ``RACY_NS`` of the cache write may have been
@@ -22,6 +23,7 @@ from typing import Any
 
 from musaport import __version__, jsoncache
 from musaport.cpp.structure import Structure
+from musaport.outdir import COMMIT_MARKER
 from musaport.port.concurrency import Task
 from musaport.port.file import FileResult, failed
 from musaport.port.layout import Found, Skipped
@@ -93,7 +95,14 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def load(path: Path, key: str) -> Cache:
-    """The cache written with the same key; a missing, corrupt or foreign one is empty."""
+    """The cache written with the same key; a missing, corrupt or foreign one is empty.
+
+    So is the cache of a run killed while moving files into place (its commit
+    marker is still there): the tree may mix old and new outputs, so every
+    file is ported again and compared with what is there.
+    """
+    if path.with_name(COMMIT_MARKER).exists():
+        return Cache({})
     raw = jsoncache.load(path, key=key)
     try:
         written = raw.get("written_ns", 0) if raw else 0

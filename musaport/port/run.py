@@ -177,7 +177,9 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
     """Stage generated files, swap everything in, drop stale outputs, save the cache.
 
     Only outputs the tool wrote are ever removed (the manifest says which);
-    files a user put in the tree are kept and reported.
+    files a user put in the tree are kept and reported.  A marker spans the
+    renames, removals, cache and reports: a run killed in between leaves it,
+    so the next run re-ports everything and ``validate`` refuses the tree.
     """
     out = OutDir(opts.out)
     for result in fresh:
@@ -198,6 +200,7 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
     report.written, report.removed, report.removed_files = len(stage.files), len(removed), removed
     stage.refuse_escapes()
     stage.record_outputs(owned | wanted)  # a kill mid-commit still knows everything it may have written
+    write_atomic(out.commit_marker, b"")
     stage.commit()
     entries = dict(work.reused)
     for result in fresh:
@@ -250,5 +253,8 @@ def _existing(tree: Path) -> list[str]:
 
 
 def _write_reports(out: OutDir, report: Report) -> None:
+    """Write the reports; after a commit they are its last step, so the marker goes then."""
     write_atomic(out.report_json, report.render_json().encode())
     write_atomic(out.report_md, report.render_markdown().encode())
+    if not report.failed:
+        out.commit_marker.unlink(missing_ok=True)
