@@ -29,6 +29,12 @@ REPORT_MD = "porting_report.md"
 FUNCTIONS_YAML = "musa_functions.yaml"
 CMAKE_FILE = "musaport_sources.cmake"
 REGISTRATION = "aten/src/ATen/RegisterMUSA.cpp"
+# In the state folder while a run moves its outputs into place: a run killed
+# then leaves it, and the next run re-ports everything while validate refuses.
+COMMIT_MARKER = "commit-in-progress"
+# In the state folder: every tree path the tool wrote, so files a user put in
+# the tree are never taken for stale outputs (see port.run._commit).
+OUTPUTS_MANIFEST = "outputs.json"
 
 
 class OutDir:
@@ -116,10 +122,18 @@ class OutDir:
         finally:
             os.close(fd)
 
+    @property
+    def commit_marker(self) -> Path:
+        return self.state / COMMIT_MARKER
+
     def require_port(self) -> None:
-        """Refuse an ``--out`` that holds no port, with the command that makes one."""
+        """Refuse an ``--out`` that holds no port, or one a killed run left half moved into place."""
         if not self.tree.is_dir() or not self.report_json.is_file():
             raise LoadError(f"{self.root}: no ported tree here; run 'musaport run --out {self.root}' first")
+        if self.commit_marker.exists():
+            raise LoadError(f"{self.root}: a run was stopped while moving its outputs into place "
+                            f"({self.commit_marker} exists), so the tree mixes two ports; "
+                            f"run 'musaport run --out {self.root}' again first")
 
 
 def write_atomic(path: Path, data: bytes) -> bool:

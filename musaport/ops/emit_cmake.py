@@ -27,8 +27,31 @@ def source_group(out: str) -> str:
 
 
 def group_variable(folder: str) -> str:
-    """``aten/src/ATen/native/musa`` → ``MUSAPORT_SOURCES_ATEN_SRC_ATEN_NATIVE_MUSA``."""
-    return "MUSAPORT_SOURCES_" + re.sub(r"\W+", "_", folder).strip("_").upper()
+    """``aten/src/ATen/native/musa`` → ``MUSAPORT_SOURCES_ATEN_SRC_ATEN_NATIVE_MUSA``.
+
+    ASCII only: ``${...}`` accepts no other letters in a variable name.
+    """
+    return "MUSAPORT_SOURCES_" + re.sub(r"\W+", "_", folder, flags=re.ASCII).strip("_").upper()
+
+
+_CMAKE_ESCAPES = {"\\": "\\\\", '"': '\\"', "$": "\\$", ";": "\\;", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def cmake_quoted(text: str) -> str:
+    """``text`` for the inside of a CMake quoted argument: it stays one list element, expands nothing.
+
+    ``"`` would end the argument (and let the rest of a crafted name run as
+    CMake code at include()), ``$`` expand a variable, ``;`` split the list,
+    ``\\`` start an escape, a newline end the line.  Text that is not UTF-8
+    (lone surrogates) cannot be written at all: such characters become ``?``.
+    """
+    safe = text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
+    return "".join(_CMAKE_ESCAPES.get(ch, ch) for ch in safe)
+
+
+def comment_text(text: str) -> str:
+    """``text`` for a ``#`` comment line: characters that are not printable shown as escapes."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: str,
@@ -42,12 +65,17 @@ def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: s
     groups: dict[str, list[str]] = {}
     for o in mu + cpp:
         groups.setdefault(source_group(o), []).append(o)
-    rows = [{"var": group_variable(folder), "folder": folder, "files": sorted(files)}
+    rows = [{"var": group_variable(folder), "folder": comment_text(folder), "files": _quoted(files)}
             for folder, files in sorted(groups.items())]
-    apart = [{"file": f, "why": why} for f, why in sorted(left_out.items())]
-    return render_template(CMAKE_FILE + ".j2", header=header.replace("//", "#", 1), mu=mu, cpp=cpp,
-                           registration=sorted(registration), include_dirs=INCLUDE_DIRS, groups=rows,
-                           left_out=apart)
+    apart = [{"file": cmake_quoted(f), "why": comment_text(why)} for f, why in sorted(left_out.items())]
+    return render_template(CMAKE_FILE + ".j2", header=comment_text(header.replace("//", "#", 1)),
+                           mu=_quoted(mu), cpp=_quoted(cpp), registration=_quoted(registration),
+                           include_dirs=INCLUDE_DIRS, groups=rows, left_out=apart)
+
+
+def _quoted(paths: Iterable[str]) -> list[str]:
+    """Sorted paths, each escaped for a CMake quoted argument (sorted before escaping: the order stays)."""
+    return [cmake_quoted(p) for p in sorted(paths)]
 
 
 def cmake_variables(cmake_text: str) -> dict[str, list[tuple[str, int]]]:

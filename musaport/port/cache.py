@@ -4,24 +4,34 @@ Keyed like black's cache: the tool version and the digests of everything
 that changes output (rule packs, layout) form one key; per file it keeps
 size, mtime and content hash of the source and the hash of the output, plus
 the outcome facts the report needs.  A corrupt or foreign cache is an empty
-cache.  Only successful ports are cached.
+cache, and so is one whose commit was interrupted (see ``COMMIT_MARKER``).
+Only successful ports are cached.
+
+Size and mtime are trusted, except for "racy" entries (as git calls them):
+a source whose mtime lies within ``RACY_NS`` of the cache write may have been
+edited again in the same clock tick without changing size or mtime, so its
+content hash decides.  Only files touched just before a run pay for hashing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from musaport import __version__, jsoncache
 from musaport.cpp.structure import Structure
+from musaport.outdir import COMMIT_MARKER
 from musaport.port.concurrency import Task
 from musaport.port.file import FileResult, failed
 from musaport.port.layout import Found, Skipped
 from musaport.rewrite.apply import Finding
 
 CACHE_NAME = "cache.json"
+# A source whose mtime is this close to the cache write is compared by content.
+RACY_NS = 2_000_000_000
 
 
 class Entry:
@@ -31,15 +41,17 @@ class Entry:
     finds nothing changed never needs it, and decoding is most of its cost.
     """
 
-    __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "_raw", "_result")
+    __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "src_hash", "racy",
+                 "_raw", "_result")
 
     def __init__(self, size: int, mtime_ns: int, out_size: int, out_mtime_ns: int,
-                 raw: dict | None = None, result: FileResult | None = None) -> None:
+                 raw: dict | None = None, result: FileResult | None = None, racy: bool = False) -> None:
         self.size, self.mtime_ns, self.out_size, self.out_mtime_ns = size, mtime_ns, out_size, out_mtime_ns
-        self._raw, self._result = raw, result
+        self._raw, self._result, self.racy = raw, result, racy
         source = result if result is not None else None
         self.out = source.out if source is not None else raw["out"]  # type: ignore[index]
         self.out_hash = source.out_hash if source is not None else raw["out_hash"]  # type: ignore[index]
+        self.src_hash = source.src_hash if source is not None else raw["src_hash"]  # type: ignore[index]
 
     @property
     def result(self) -> FileResult:
@@ -83,11 +95,20 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def load(path: Path, key: str) -> Cache:
-    """The cache written with the same key; a missing, corrupt or foreign one is empty."""
+    """The cache written with the same key; a missing, corrupt or foreign one is empty.
+
+    So is the cache of a run killed while moving files into place (its commit
+    marker is still there): the tree may mix old and new outputs, so every
+    file is ported again and compared with what is there.
+    """
+    if path.with_name(COMMIT_MARKER).exists():
+        return Cache({})
     raw = jsoncache.load(path, key=key)
     try:
+        written = raw.get("written_ns", 0) if raw else 0
         entries = {
-            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"])
+            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"],
+                       racy=e["mtime_ns"] + RACY_NS > written > 0)
             for src, e in raw["files"].items()
         } if raw else {}
         return Cache(entries, raw.get("digest", ""), raw.get("summary")) if raw else Cache({})
@@ -127,14 +148,19 @@ def _result_json(r: FileResult) -> dict:
 
 
 def dump(path: Path, key: str, cache: Cache) -> None:
-    """Write the cache atomically, and not at all when nothing in it changed."""
+    """Write the cache atomically, stamped with the time of writing (racy entries are judged by it)."""
     files = {src: cache.entries[src].to_json() for src in sorted(cache.entries)}
-    jsoncache.dump(path, {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files})
+    jsoncache.dump(path, {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files,
+                          "written_ns": time.time_ns()})
 
 
 @dataclass
 class Plan:
-    """What the run will do with each discovered file: reuse its cached port, or port it."""
+    """What the run will do with each discovered file: reuse its cached port, or port it.
+
+    ``collisions``: files that failed before porting (two sources for one
+    output, a folder that could not be read).
+    """
 
     reused: dict[str, Entry] = field(default_factory=dict)
     tasks: list[Task] = field(default_factory=list)
@@ -146,26 +172,38 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
     result = Plan()
     owners: dict[str, str] = {}
     for f in found:
+        if f.error:
+            result.collisions.append(failed(f.rel, f.out, f.error))
+            continue
         if f.out in owners:
             result.collisions.append(failed(f.rel, f.out, f"output {f.out} collides with the port of {owners[f.out]}"))
             continue
         owners[f.out] = f.rel
         entry = entries.get(f.rel)
-        if entry and entry.out == f.out and _unchanged(entry, source / f.rel, tree / f.out):
+        if entry and entry.out == f.out and _unchanged(entry, f, source / f.rel, tree / f.out):
             result.reused[f.rel] = entry
         else:
             result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only, f.values))
     return result
 
 
-def _unchanged(entry: Entry, src: Path, out: Path) -> bool:
-    """Size and mtime of source and output match the cache (no hashing needed)."""
+def _unchanged(entry: Entry, found: Found, src: Path, out: Path) -> bool:
+    """Size and mtime of source and output match the cache; a racy entry's source
+    must also hash the same.  Discovery's stat of the source is used when it took one."""
     try:
-        s, o = src.stat(), out.stat()
+        size, mtime = (found.size, found.mtime_ns) if found.size >= 0 else _stat(src)
+        o = out.stat()
+        if (size, mtime, o.st_size, o.st_mtime_ns) != (entry.size, entry.mtime_ns, entry.out_size,
+                                                       entry.out_mtime_ns):
+            return False
+        return not entry.racy or hashlib.sha256(src.read_bytes()).hexdigest() == entry.src_hash
     except OSError:
         return False
-    return (s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns) == (
-        entry.size, entry.mtime_ns, entry.out_size, entry.out_mtime_ns)
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    s = path.stat()
+    return s.st_size, s.st_mtime_ns
 
 
 def entry(result: FileResult, src: Path, out: Path) -> Entry:

@@ -78,9 +78,16 @@ def port_bytes(
 
 
 def provenance(src: str, digest: str, text: str) -> str:
-    """The one-line header naming tool version, source path and source hash."""
+    """The one-line header naming tool version, source path and source hash.
+
+    ``src`` is escaped when it holds a character that is not printable: a
+    newline in a file name would end the comment and make the rest of the
+    name live code (``#error injected``).  Discovery refuses such names; this
+    keeps the header one line whatever reaches it.
+    """
     newline = "\r\n" if "\r\n" in text[:4096] else "\n"
-    return f"{PROVENANCE} {__version__}: ported from {src} (sha256 {digest[:16]}){newline}"
+    name = src if src.isprintable() else repr(src)
+    return f"{PROVENANCE} {__version__}: ported from {name} (sha256 {digest[:16]}){newline}"
 
 
 def copy_bytes(data: bytes, src: str, out: str) -> FileResult:

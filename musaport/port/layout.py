@@ -10,13 +10,22 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-from dataclasses import dataclass
+import posixpath
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
 from musaport.rewrite.transforms import rename_dirs, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
+
+# Sources over this size are skipped with a warning: porting holds a file's
+# text, its tokens and every rule's view of it in memory at once, so a 50 MB
+# source costs about 1.6 GB and half a minute; PyTorch's largest is 150 kB.
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+# Characters a CMake quoted argument or list cannot carry as they are: the
+# quote ends it, ``$`` expands variables, ``;`` splits the list, ``\`` escapes.
+_CMAKE_UNSAFE = frozenset('"$;\\')
 
 
 @dataclass(frozen=True)
@@ -75,12 +84,20 @@ class Configured:
 @dataclass(frozen=True)
 class Found:
     """A discovered file: its source path, where its port goes, and the values it is rendered with
-    first when it is a configured header."""
+    first when it is a configured header.
+
+    ``size``/``mtime_ns``: the source's stat taken by discovery (-1: not
+    taken), so the cache's plan need not stat it again.  ``error``: a folder
+    that could not be read; the run fails on it like on an unreadable file.
+    """
 
     rel: str
     out: str
     copy_only: bool
     values: tuple[tuple[str, str], ...] | None = None
+    size: int = field(default=-1, compare=False)
+    mtime_ns: int = field(default=-1, compare=False)
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,7 +135,7 @@ def _folder(entry: object, path: Path) -> Folder:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "folder")
     folder = Folder(
-        path=f.pop("path", kind=str).strip("/"),
+        path=inside_path(f.pop("path", kind=str), f"{path}:{line}"),
         recursive=f.pop("recursive", True, kind=bool),
         files=tuple(f.pop("files", ["*"], kind=list)),
         where=f"{path}:{line}",
@@ -129,7 +146,7 @@ def _folder(entry: object, path: Path) -> Folder:
 
 def _operator_folders(entry: dict, path: Path) -> OperatorFolders:
     f = Fields(entry, f"{path}:{entry.get('__line__', 0)}", "operators")
-    generic = tuple(str(g).strip("/") for g in f.pop("generic", [], kind=list))
+    generic = tuple(inside_path(str(g), f.where) for g in f.pop("generic", [], kind=list))
     vendor = tuple(_vendor(v, path) for v in f.pop("vendor", [], kind=list))
     f.done()
     return OperatorFolders(generic + tuple(p for p, _ in vendor), vendor)
@@ -138,7 +155,7 @@ def _operator_folders(entry: dict, path: Path) -> OperatorFolders:
 def _vendor(entry: object, path: Path) -> tuple[str, str]:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "vendor folder")
-    found = (f.pop("path", kind=str).strip("/"), f.pop("why", kind=str))
+    found = (inside_path(f.pop("path", kind=str), f.where), f.pop("why", kind=str))
     f.done()
     return found
 
@@ -146,7 +163,7 @@ def _vendor(entry: object, path: Path) -> tuple[str, str]:
 def _configured(entry: object, path: Path) -> Configured:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "configured header")
-    template = f.pop("template", kind=str).strip("/")
+    template = inside_path(f.pop("template", kind=str), f"{path}:{line}")
     values = f.pop("values", {}, kind=dict)
     why = f.pop("why", kind=str)
     f.done()
@@ -159,6 +176,61 @@ def _configured(entry: object, path: Path) -> Configured:
 def _cmake_value(value: object) -> str:
     """YAML's true/false as CMake writes them (1/0); everything else as text."""
     return {True: "1", False: "0"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def inside_path(raw: str, where: str) -> str:
+    """A layout folder as a tree-relative POSIX path, or a LoadError naming ``where``.
+
+    An absolute path or a ``..`` part would read sources outside
+    ``--pytorch-src`` and, since outputs mirror source paths, write their port
+    outside ``--out``; both are refused rather than silently rewritten.  A
+    trailing ``/`` and ``.`` parts are harmless and normalised away.
+    """
+    if raw.startswith("/") or ".." in raw.split("/"):
+        raise LoadError(f"{where}: folder path {raw!r} leaves the source tree (absolute or with '..'); "
+                        "give a path relative to --pytorch-src")
+    path = posixpath.normpath(raw.rstrip("/")) if raw.strip("/") else ""
+    if path in ("", "."):
+        raise LoadError(f"{where}: folder path {raw!r} names no folder inside the source tree")
+    return path
+
+
+def _safe_rel(rel: str) -> bool:
+    """True when ``rel`` is relative and stays below the folder it is joined to."""
+    parts = rel.split("/")
+    return bool(rel) and not rel.startswith("/") and not any(p in ("", ".", "..") for p in parts)
+
+
+def name_problem(rel: str) -> str:
+    """Why the path ``rel`` cannot be written into generated files ('' when it can).
+
+    Names go into C++ comments, CMake lists, YAML, JSON and Markdown; a
+    newline there turns a file name into a live ``#error`` or a CMake command,
+    and bytes that are not UTF-8 cannot be written at all.  Such files are
+    skipped with a warning rather than escaped into a port nobody can build.
+    """
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "bytes that are not valid UTF-8"
+    if not rel.isprintable():
+        return "a control or invisible character"
+    unsafe = sorted(_CMAKE_UNSAFE.intersection(rel))
+    if unsafe:
+        return f"{' '.join(unsafe)}, which a CMake source list cannot carry"
+    return ""
+
+
+def printable(rel: str) -> str:
+    """``rel`` as it can be shown in a report: itself when harmless, else its escaped repr
+    (of the raw bytes when they are not UTF-8)."""
+    if not name_problem(rel):
+        return rel
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return repr(os.fsencode(rel))
+    return repr(rel)
 
 
 def check_tree(layout: Layout, root: Path) -> None:
@@ -182,31 +254,58 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
 
 
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
-    """Yield every selected file once, in sorted order, and every skip."""
+    """Yield every selected file once, in sorted order, and every skip.
+
+    A folder that cannot be read is yielded as a ``Found`` with an ``error``
+    (the run fails, keeping the previous output) rather than dropped, which
+    would delete its outputs.  A layout that selects nothing is a LoadError:
+    a run of zero files is a wrong path, not a success.
+    """
     seen: set[str] = set()
+    selected = 0
     root_r = root.resolve()
     for c in layout.configured:
         if (root / c.template).is_file():
             seen.add(c.template)
-            yield Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
+            item = _configured_found(c, root, root_r)
+            selected += isinstance(item, Found)
+            yield item
     for folder in layout.folders:
         base = root / folder.path
         if not base.is_dir():
             continue
         for rel in _walk(root, folder.path, folder.recursive):
-            if rel in seen:
+            key = rel.rel if isinstance(rel, Found) else rel
+            if key in seen:
                 continue
-            item = _classify(layout, folder, root_r, root, rel)
+            item = rel if isinstance(rel, Found) else _classify(layout, folder, root_r, root, rel)
             if item is not None:
-                seen.add(rel)
+                seen.add(key)
+                selected += isinstance(item, Found)
                 yield item
+    if not selected:
+        raise LoadError(f"{layout.source}: selects no file in {root}: its folders are missing or hold "
+                        "no source file; check the layout's folder paths")
 
 
-def _walk(root: Path, start: str, recursive: bool) -> Iterator[str]:
-    """Root-relative POSIX paths below ``start``, sorted, not following links to folders."""
+def _configured_found(c: Configured, root: Path, root_r: Path) -> Found | Skipped:
+    """A configured header to render and port, unless it is a symlink that leaves the tree
+    (the rule for every source file)."""
+    path = root / c.template
+    if path.is_symlink() and not path.resolve().is_relative_to(root_r):
+        return Skipped(c.template, f"symlink to {path.resolve()} outside the source tree (not followed)", warn=True)
+    return Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
+
+
+def _walk(root: Path, start: str, recursive: bool) -> Iterator[str | Found]:
+    """Root-relative POSIX paths below ``start``, sorted, not following links to folders.
+
+    A folder that cannot be listed comes out as a failed ``Found`` naming it.
+    """
     try:
         entries = sorted(os.scandir(root / start), key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        yield Found(start, "", False, error=f"cannot read folder: {exc.strerror or exc}")
         return
     dirs = []
     for entry in entries:
@@ -225,6 +324,9 @@ def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str
     name = rel.rsplit("/", 1)[-1]
     if not any(fnmatch.fnmatchcase(name, g) for g in folder.files):
         return None
+    problem = name_problem(rel)
+    if problem:
+        return Skipped(printable(rel), f"file name has {problem} (not ported)", warn=True)
     if any(fnmatch.fnmatchcase(rel, g) for g in layout.exclude):
         return Skipped(rel, "excluded by layout")
     if not any(name.endswith(s) for s in layout.suffixes):
@@ -237,4 +339,19 @@ def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str
         if not target.is_file():
             return Skipped(rel, "symlink to something that is not a file", warn=True)
     copy = any(fnmatch.fnmatchcase(name, g) for g in layout.copy_only)
-    return Found(rel, rename_dirs(rel) if copy else rename_path(rel), copy)
+    out = rename_dirs(rel) if copy else rename_path(rel)
+    if not _safe_rel(out):
+        return Skipped(rel, f"its port {out!r} would leave the output tree (not ported)", warn=True)
+    return _sized(Found(rel, out, copy), path)
+
+
+def _sized(found: Found, path: Path) -> Found | Skipped:
+    """``found`` with its source's size and mtime, or a Skipped when it is over the size limit."""
+    try:
+        st = path.stat()
+    except OSError:
+        return found  # the read fails later, as a failed file
+    if st.st_size > MAX_SOURCE_BYTES:
+        return Skipped(found.rel, f"{st.st_size} bytes, over the {MAX_SOURCE_BYTES // (1024 * 1024)} MiB "
+                                  "limit for one source (not ported)", warn=True)
+    return replace(found, size=st.st_size, mtime_ns=st.st_mtime_ns)

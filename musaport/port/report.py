@@ -16,7 +16,7 @@ from typing import Any
 from musaport import __version__
 from musaport.errors import EXIT_FAILED, EXIT_OK
 from musaport.port.file import FileResult
-from musaport.port.layout import Skipped
+from musaport.port.layout import Skipped, printable
 from musaport.templates import render_template
 
 
@@ -33,6 +33,8 @@ class Report:
     reused: int = 0
     generated: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # generated outputs that could not be made, and why
+    removed_files: list[str] = field(default_factory=list)  # stale outputs this run deleted
+    kept: list[str] = field(default_factory=list)  # files in the tree the tool did not write
     stored: dict[str, Any] | None = None
 
     @classmethod
@@ -107,6 +109,7 @@ class Report:
         out = [f"{s.rel}: {s.reason}" for s in self.skipped if s.warn]
         for r in sorted(self.results, key=lambda r: r.src):
             out.extend(f"{r.src}: {w}" for w in r.warnings)
+        out.extend(f"{printable(rel)}: in the output tree but not written by musaport (kept)" for rel in self.kept)
         return out
 
     def to_json(self) -> dict:
@@ -130,6 +133,8 @@ class Report:
             "warnings": self.warnings(),
             "not_generated": list(self.problems),
             "skipped": [{"path": s.rel, "reason": s.reason} for s in sorted(self.skipped, key=lambda s: s.rel)],
+            "generated": self.generated,
+            "removed": self.removed_files,
             "files": files,
         }
 

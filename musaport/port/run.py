@@ -174,7 +174,13 @@ def _discover(layout: Layout, source: Path) -> tuple[list[Found], list[Skipped]]
 
 def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileResult], report: Report,
             stage: Stage, skipped: list[Skipped]) -> None:
-    """Stage generated files, swap everything in, drop stale outputs, save the cache."""
+    """Stage generated files, swap everything in, drop stale outputs, save the cache.
+
+    Only outputs the tool wrote are ever removed (the manifest says which);
+    files a user put in the tree are kept and reported.  A marker spans the
+    renames, removals, cache and reports: a run killed in between leaves it,
+    so the next run re-ports everything and ``validate`` refuses the tree.
+    """
     out = OutDir(opts.out)
     for result in fresh:
         if result.staged:
@@ -186,16 +192,37 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
         if not _holds(out.tree / rel, data):
             stage.put(rel, data)
     wanted = {r.out for r in report.results} | set(generated.files)
-    for rel in _existing(out.tree):
-        if rel not in wanted and not report.problems:  # a broken generation step keeps what the last one made
-            stage.remove(rel)
-    report.written, report.removed = len(stage.files), len(stage.removals)
+    owned = _owned(out, stage)
+    stale, report.kept = _stale(_existing(out.tree), wanted, owned)
+    removed = [] if report.problems else stale  # a broken generation step keeps what the last one made
+    for rel in removed:
+        stage.remove(rel)
+    report.written, report.removed, report.removed_files = len(stage.files), len(removed), removed
+    stage.refuse_escapes()
+    stage.record_outputs(owned | wanted)  # a kill mid-commit still knows everything it may have written
+    write_atomic(out.commit_marker, b"")
     stage.commit()
     entries = dict(work.reused)
     for result in fresh:
         entries[result.src] = cache.entry(result, opts.source / result.src, out.tree / result.out)
     digest = "" if report.problems else _digest(opts, config, entries, skipped)  # a failure is never reused
     cache.dump(out.state_file(cache.CACHE_NAME), config.key, cache.Cache(entries, digest, report.summary()))
+    stage.record_outputs(wanted | set(stale) - set(removed))
+
+
+def _owned(out: OutDir, stage: Stage) -> set[str]:
+    """Every tree path an earlier run wrote: the manifest, else the last report's outputs."""
+    recorded = stage.recorded_outputs()
+    if recorded is not None:
+        return recorded
+    return set(out.out_paths().values()) | set(out.porting_report().get("generated") or [])
+
+
+def _stale(existing: list[str], wanted: set[str], owned: set[str]) -> tuple[list[str], list[str]]:
+    """Of the files in the tree that this run does not write: the tool's own (to remove)
+    and everything else (kept: a user's file is never deleted), both sorted."""
+    extra = sorted(rel for rel in existing if rel not in wanted)
+    return [rel for rel in extra if rel in owned], [rel for rel in extra if rel not in owned]
 
 
 def _generated(opts: Options, config: Config, report: Report, stage: Stage) -> Generated:
@@ -226,5 +253,8 @@ def _existing(tree: Path) -> list[str]:
 
 
 def _write_reports(out: OutDir, report: Report) -> None:
+    """Write the reports; after a commit they are its last step, so the marker goes then."""
     write_atomic(out.report_json, report.render_json().encode())
     write_atomic(out.report_md, report.render_markdown().encode())
+    if not report.failed:
+        out.commit_marker.unlink(missing_ok=True)

@@ -14,6 +14,11 @@ import os
 import shutil
 from pathlib import Path
 
+from musaport import jsoncache
+from musaport.errors import LoadError
+from musaport.outdir import OUTPUTS_MANIFEST
+
+
 class Stage:
     """A staging folder for one run's new files."""
 
@@ -47,6 +52,30 @@ class Stage:
 
     def remove(self, rel: str) -> None:
         self.removals.add(rel)
+
+    def refuse_escapes(self) -> None:
+        """A LoadError, with nothing changed, when an output would land outside the tree.
+
+        Discovery keeps output paths relative and free of ``..``; what is left
+        is a symlinked folder inside the output tree, which a rename follows.
+        """
+        tree = self.out.resolve()
+        folders = {rel.rpartition("/")[0] for rel in set(self.files) | self.removals}
+        for folder in sorted(folders):
+            if not (self.out / folder).resolve().is_relative_to(tree):
+                self.discard()
+                raise LoadError(f"{self.out / folder}: outputs would land outside {self.out} (a symlinked "
+                                "folder in the output tree?); nothing was changed")
+
+    def recorded_outputs(self) -> set[str] | None:
+        """The tree paths the tool wrote, as last recorded (None: no record)."""
+        doc = jsoncache.load(self.state / OUTPUTS_MANIFEST)
+        outputs = doc.get("outputs") if doc else None
+        return set(outputs) if isinstance(outputs, list) else None
+
+    def record_outputs(self, outputs: set[str]) -> None:
+        """Remember which tree paths are the tool's, so only those are ever removed."""
+        jsoncache.dump(self.state / OUTPUTS_MANIFEST, {"outputs": sorted(outputs)})
 
     def commit(self) -> None:
         """Move staged files into place (each an atomic rename) and delete removals."""

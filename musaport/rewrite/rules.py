@@ -16,11 +16,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
+from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE, parse
+from musaport.resources import data_dir
 from musaport.rewrite.needles import needles
 from musaport.rewrite.transforms import TRANSFORMS
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
+
+try:  # the regex parser, for a pattern's minimum match width (its module moved in Python 3.11)
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 DEFAULT_CONTEXTS = frozenset({CODE, INCLUDE})
 _IDENT = r"[A-Za-z_]\w*"
@@ -34,6 +40,7 @@ class Example:
     after: str
     path: str = "aten/src/ATen/native/cuda/Example.cu"
     flagged: bool = True  # for flag rules: whether this example must be reported
+    where: str = field(default="", compare=False)  # file:line of the example
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,7 @@ def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
     digest = hashlib.sha256()
     sources = []
     seen: dict[str, str] = {}
+    users: list[Rule] = []
     for path in paths:
         digest.update(path.read_bytes())
         sources.append(str(path))
@@ -128,7 +136,47 @@ def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
                 raise LoadError(f"{rule.where}: rule id '{rule.id}' already declared at {seen[rule.id]}")
             seen[rule.id] = rule.where
             rules.append(rule)
-    return RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
+            if not _bundled(path):
+                users.append(rule)
+    ruleset = RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
+    if users:
+        check_examples(ruleset, users)
+    return ruleset
+
+
+def _bundled(path: Path) -> bool:
+    """A pack shipped with musaport (its examples are run by the test suite, not at every load)."""
+    return path.resolve().is_relative_to(data_dir("rules").resolve())
+
+
+def check_examples(ruleset: RuleSet, rules: Iterable[Rule]) -> None:
+    """Run each example of ``rules`` through the whole rule set; a wrong one is a LoadError.
+
+    A user pack's examples are its documentation: one that no longer holds
+    means the rule does something else than its author thinks.  This costs
+    compiling the rule set and lexing each example, so it runs for user packs
+    only; the bundled ones are checked by the test suite.
+    """
+    from musaport.rewrite.apply import rewrite  # apply imports this module
+
+    compiled = ruleset.compile()
+    for rule in rules:
+        for ex in rule.examples:
+            result = rewrite(parse(ex.before.encode()), compiled.rules, ex.path)
+            problem = _example_problem(rule, ex, result.text, {f.rule for f in result.findings}, result.fired)
+            if problem:
+                raise LoadError(f"{ex.where}: example of rule '{rule.id}' does not hold: {problem}")
+
+
+def _example_problem(rule: Rule, ex: Example, got: str, flagged: set[str], fired: dict[str, int]) -> str:
+    """What is wrong with one example's outcome ('' when it holds), as the test suite checks it."""
+    if got != ex.after:
+        return f"expected {ex.after!r}, got {got!r}"
+    if rule.kind == "flag" and (rule.id in flagged) != ex.flagged:
+        return f"expected flagged={ex.flagged}, got flagged={not ex.flagged}"
+    if rule.kind != "flag" and ex.before != ex.after and rule.id not in fired:
+        return "other rules produce 'after'; this rule does not fire on 'before'"
+    return ""
 
 
 def make_rule(**fields: object) -> Rule:
@@ -180,7 +228,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
         files=tuple(f.pop("files", [], kind=list)),
         keep_if=f.pop("keep_if", None, kind=str),
         lossy=f.pop("lossy", False, kind=bool),
-        examples=_examples(f),
+        examples=_examples(f, path),
     )
     f.done()
     checked = _checked(rule, f.where)
@@ -250,7 +298,7 @@ def _contexts(f: Fields) -> frozenset[str]:
     return frozenset(raw)
 
 
-def _examples(f: Fields) -> tuple[Example, ...]:
+def _examples(f: Fields, path: Path) -> tuple[Example, ...]:
     out = []
     for entry in f.pop("examples", [], kind=list):
         e = Fields(entry, f.where, "example")
@@ -260,6 +308,7 @@ def _examples(f: Fields) -> tuple[Example, ...]:
                 e.pop("after", kind=str),
                 e.pop("path", Example.path, kind=str),
                 e.pop("flagged", True, kind=bool),
+                f"{path}:{e.line or f.line}",
             )
         )
         e.done()
@@ -278,7 +327,33 @@ def _checked(rule: Rule, where: str) -> Rule:
         raise LoadError(f"{where}: unknown transform '{rule.transform}' (known: {', '.join(TRANSFORMS)})")
     if rule.kind == "flag" and not rule.pattern:
         raise LoadError(f"{where}: a flag needs a 'pattern'")
+    if rule.kind != "regex" and rule.replace is not None:
+        raise LoadError(f"{where}: 'replace' cannot go with '{_KIND_KEYS[rule.kind]}', which decides the new "
+                        "text (or, for a flag, changes nothing); remove one")
+    if rule.kind == "flag" and rule.transform:
+        raise LoadError(f"{where}: 'transform' cannot go with 'flag': a flag changes nothing; remove one")
+    if rule.kind != "names" and rule.contexts != frozenset(CONTEXTS) and _matches_empty(rule.pattern):
+        raise LoadError(f"{where}: pattern {rule.pattern!r} can match empty text, which has no context of its "
+                        "own, so the rule would act inside comments and strings too; make it match at least one "
+                        "character (a deliberate insertion, like a prelude at \\A, must list every context)")
     return rule
+
+
+_KIND_KEYS = {"names": "names'/'vocabulary", "flag": "flag"}
+
+
+def _matches_empty(pattern: str) -> bool:
+    """True when ``pattern`` can match the empty string somewhere (``x*``, ``(?=a)``, ``^``).
+
+    An empty match has no context of its own: at the edge of a code span that
+    borders a comment, its insertion lands inside the comment, so only a rule
+    that touches every context may match empty text.  An invalid pattern is
+    left to compiling, which names the error.
+    """
+    try:
+        return _sre_parse.parse(pattern).getwidth()[0] == 0
+    except (re.error, OverflowError, RecursionError):
+        return False
 
 
 def _compiled(rule: Rule) -> Rule:
