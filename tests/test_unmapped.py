@@ -30,6 +30,8 @@ def unmapped(source: str) -> tuple[tuple[str, int], ...]:
         ("for (auto& cudaStream : streams) {}", "cudaStream"),
         ("void f(const Foo& cudaRef, int* cudaPtr);", "cudaPtr"),
         ("static void (*cudaFp)(int);", "cudaFp"),
+        ("at::DynamicLibrary& getCUDALibrary() {", "getCUDALibrary"),
+        ("#ifdef X\n#else\nat::Tensor& cuda_out(const Tensor& t);\n#endif\n", "cuda_out"),
     ],
 )
 def test_declarations_are_found(source: str, declared: str) -> None:
@@ -48,6 +50,7 @@ def test_declarations_are_found(source: str, declared: str) -> None:
         "using namespace cudaNS;",
         "if (cudaSuccess != err) {}",
         "#define CHECK(x) cudaCheck(x)\n",
+        "#ifdef NO_DESTROY\n#else\n  cudaCheck(handle);\n#endif\n",
     ],
 )
 def test_uses_are_not_declarations(source: str) -> None:

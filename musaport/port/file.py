@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from musaport import __version__
@@ -164,7 +163,7 @@ _NOT_A_TYPE = frozenset({
 })
 _FOLLOWS_DECLARATOR = frozenset("(=;[{,):")
 # Before ``a * b`` (an expression, not a declaration of b): an operator or return.
-_EXPRESSION_BEFORE = frozenset(["=", "return", "+", "-", "/", "%", "<", "|", "^", "!", "?", "[", "::"])
+_EXPRESSION_BEFORE = frozenset(["=", "return", "+", "-", "/", "%", "<", "|", "^", "!", "?", "["])
 _DECLARING_MACRO = re.compile(r"\w*(?:DECLARE|DEFINE)\w*")
 
 
@@ -175,14 +174,18 @@ def declared_names(text: str, code: str, names: set[str] | frozenset[str]) -> se
     if not names:
         return set()
     found = {m.group(1) for m in _DEFINE.finditer(text) if m.group(1) in names and code[m.start(1)] != MASK}
-    directives = [(m.start(), m.end()) for m in _DIRECTIVE_LINE.finditer(text)]
-    starts = [a for a, _ in directives]
-    ident = re.compile(r"(?<![\w])(?:" + "|".join(sorted(map(re.escape, names - found))) + r")(?![\w])")
-    for m in ident.finditer(code) if names - found else ():
-        k = bisect_right(starts, m.start()) - 1
-        if (k >= 0 and m.start() < directives[k][1]) or m.group(0) in found:
-            continue
-        if _declares(code, m.start(), m.end()):
+    rest = names - found
+    if not rest:
+        return found
+    # Preprocessor lines neither declare (macro bodies) nor border a declaration.
+    pieces, pos = [], 0
+    for m in _DIRECTIVE_LINE.finditer(text):
+        pieces += [code[pos : m.start()], re.sub(r"[^\n]", " ", m.group(0))]
+        pos = m.end()
+    code = "".join(pieces) + code[pos:]
+    ident = re.compile(r"(?<![\w])(?:" + "|".join(sorted(map(re.escape, rest))) + r")(?![\w])")
+    for m in ident.finditer(code):
+        if m.group(0) not in found and _declares(code, m.start(), m.end()):
             found.add(m.group(0))
     return found
 
@@ -204,7 +207,8 @@ def _declares(code: str, start: int, end: int) -> bool:
         prev2, at2 = _prev_token(code, at)
         if prev2 == "(" and nxt == ")":  # (*fn)(...)
             return True
-        return (prev2 == ">" or _is_type_word(prev2)) and _prev_token(code, at2)[0] not in _EXPRESSION_BEFORE
+        before_type = _prev_token(code, _skip_qualifiers(code, at2))[0]
+        return (prev2 == ">" or _is_type_word(prev2)) and before_type not in _EXPRESSION_BEFORE
     return prev == ">" or _is_type_word(prev)
 
 
