@@ -36,6 +36,9 @@ from musaport.rewrite.transforms import rename_dirs, rename_path, systematic
         ("getCurrentCUDABlasLtHandle", "getCurrentMUSABlasLtHandle"),
         ("CUB_WRAPPER", "CUB_WRAPPER"),
         ("hasCuDNN", "hasCuDNN"),
+        ("cusparseLtMatmul", "cusparseLtMatmul"),
+        ("MetadataCuSparseLt", "MetadataCuSparseLt"),
+        ("CuSparseDescriptor", "MuSparseDescriptor"),
     ],
 )
 def test_systematic(before: str, after: str) -> None:

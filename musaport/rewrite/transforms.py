@@ -17,9 +17,10 @@ _CUDA_SPELLING = {"cuda": "musa", "Cuda": "Musa", "CUDA": "MUSA"}
 _WORD_START = r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))"
 # A library word anywhere in the name (TORCH_CUSOLVER_CHECK, _cublasOpFromChar,
 # CuFFTConfig, alertCuBLASConfig...): its cu/CU/Cu becomes mu/MU/Mu.
+# cuSPARSELt is a library of its own with no MUSA counterpart, so cusparseLt stays.
 _LIBRARY_WORD = re.compile(
-    _WORD_START + r"(cu|CU|Cu)(?=(?:blas|sparse|solver|rand|fft|pti)|(?:BLAS|SPARSE|SOLVER|RAND|FFT|PTI)"
-    r"|(?:Blas|Sparse|Solver|Rand|Fft|Pti))"
+    _WORD_START + r"(cu|CU|Cu)(?=(?:blas|sparse(?![Ll]t)|solver|rand|fft|pti)|(?:BLAS|SPARSE(?!LT)|SOLVER|RAND|FFT|PTI)"
+    r"|(?:Blas|Sparse(?![Ll]t)|Solver|Rand|Fft|Pti))"
 )
 # cubin, the CUDA binary format, is a CUDA word too (CU_JIT_INPUT_CUBIN -> MU_JIT_INPUT_MUBIN).
 _BINARY_WORD = re.compile(_WORD_START + r"(cu|CU|Cu)(?=bin(?![a-z])|BIN(?![A-Z])|bin[A-Z])")
@@ -37,7 +38,8 @@ def systematic(name: str) -> str:
     →``mu``/``MU``, library words (``cublas``… at the start or after ``_`` or a
     camel step)→``mu…``, ``cubin``→``mubin``, ``__nv``→``__mt`` and
     ``npp``→``mtpp``.  Every other word stays as it is: the ``Cu`` of
-    ``Current``, ``Cube`` or ``Custom`` is not a CUDA word.
+    ``Current``, ``Cube`` or ``Custom`` is not a CUDA word, and neither is
+    ``cudnn`` or ``cusparseLt`` (cuDNN, cuSPARSELt: no MUSA counterpart).
     """
     head, rest = _split_prefix(name)
     if head == "mu" and name.startswith("cusolver"):
@@ -52,7 +54,7 @@ def _split_prefix(name: str) -> tuple[str, str]:
     """Rename the leading family marker and return (new head, untouched rest)."""
     for lib in _LIBRARIES:
         for spelled in (lib, lib.upper(), lib.capitalize()):
-            if name.startswith(spelled):
+            if name.startswith(spelled) and not name.lower().startswith("cusparselt"):
                 return _MU[spelled[:2]], name[2:]
     for old, new in (("__nv", "__mt"), ("__NV", "__MT"), ("npp", "mtpp"), ("NPP", "MTPP")):
         if name.startswith(old):
