@@ -72,6 +72,10 @@ def test_current_is_not_a_cuda_word() -> None:
 # --- the policy on the real PyTorch 2.6.0 port (docs/naming.md) ------------------------------------
 
 TREE = "generated_cuda_compatible"
+CUDA_DISPATCH_KEY = re.compile(
+    r"\bDispatchKey::(?:Autograd|Quantized|Sparse|SparseCsr|NestedTensor|Autocast)?CUDA\b"
+    r"|\bTORCH_LIBRARY_IMPL\(\s*\w+\s*,\s*(?:Autograd|Quantized|Sparse|SparseCsr|NestedTensor|Autocast)?CUDA\s*,"
+)
 
 
 @pytest.fixture(scope="session")
@@ -100,6 +104,17 @@ def test_no_murrent_in_the_port(ported_260: Path) -> None:
     assert not hits
 
 
+def test_no_cuda_dispatch_key_in_code(port_code_260: dict[str, str]) -> None:
+    assert not sites(port_code_260, CUDA_DISPATCH_KEY)
+    embedding_bag = port_code_260["aten/src/ATen/native/quantized/musa/EmbeddingBag.mu"]
+    assert "TORCH_LIBRARY_IMPL(quantized, PrivateUse1, m)" in embedding_bag
+
+
+def test_the_device_guard_is_registered_for_privateuse1(port_code_260: dict[str, str]) -> None:
+    assert not sites(port_code_260, re.compile(r"\bC10_REGISTER_GUARD_IMPL\(\s*CUDA\b"))
+    assert "C10_REGISTER_GUARD_IMPL(PrivateUse1, MUSAGuardImpl);" in port_code_260["c10/musa/impl/MUSAGuardImpl.cpp"]
+
+
 def test_cuda_hooks_are_reported_not_kept_silently(pytorch_260: Path, ported_260: Path,
                                                   port_code_260: dict[str, str]) -> None:
     ported = naming_tree.ported_files(pytorch_260)
@@ -108,6 +123,11 @@ def test_cuda_hooks_are_reported_not_kept_silently(pytorch_260: Path, ported_260
     hooks = re.compile(r"\bREGISTER_CUDA_HOOKS\s*\(\s*\w+\s*\)\s*;|\bpublic\s+(?:at::)?CUDAHooksInterface\b")
     uses = {rel for rel, code in port_code_260.items() if hooks.search(code)}
     assert uses and uses <= flagged
+
+
+def test_tensor_cuda_calls_move_to_privateuse1(port_code_260: dict[str, str]) -> None:
+    assert not sites(port_code_260, re.compile(r"(?:\.|->)cuda\(\s*\)"))
+    assert "tg_batch_offsets.to(c10::DeviceType::PrivateUse1)" in port_code_260["aten/src/ATen/native/musa/LossCTC.mu"]
 
 
 def test_cuda_names_left_are_libtorchs_or_kept(pytorch_260: Path, ported_260: Path,
