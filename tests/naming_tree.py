@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from musaport.cpp.parser import CODE, masked, parse
+from musaport.cpp.parser import CODE, INCLUDE, masked, parse
 from musaport.port.file import declared_names
 from musaport.port.layout import Found, discover, load_layout
 from musaport.resources import data_dir, default_layout, parse_vocabulary, vocabulary_file
@@ -140,6 +140,10 @@ def keep_list() -> ReasonList:
     return ReasonList.load(data_dir("rules") / "data" / "keep_cuda_names.txt")
 
 
+def unresolved_allowed() -> ReasonList:
+    """Include targets allowed not to resolve (rules/data/unresolved_includes.txt)."""
+    return ReasonList.load(data_dir("rules") / "data" / "unresolved_includes.txt")
+
 
 def rename_vocabulary(found: Declarations, keep: ReasonList) -> list[str]:
     """The names the port renames: declared in the renamed port, and neither
@@ -180,3 +184,30 @@ def unexplained(left: dict[str, list[str]], found: Declarations, keep: ReasonLis
     """Names left in the port that libtorch does not declare and the keep-list does not give a reason for."""
     return {n: files for n, files in sorted(left.items()) if n not in found.unported and keep.reason(n) is None}
 
+
+INCLUDE_ROOTS = (".", "aten/src", "torch/csrc/api/include")
+
+
+def dangling_includes(out_tree: Path, ported: dict[str, str], tree: Path, extra: list[Path]) -> dict[str, list[str]]:
+    """Include targets of the ported files that resolve nowhere (target -> including files).
+
+    A quoted include may name a file beside the including one; any include may
+    name a file below an include root of the port or of the source tree, or
+    in ``extra`` (the shim, the generated headers).
+    """
+    roots = [out_tree / r for r in INCLUDE_ROOTS] + [tree / r for r in INCLUDE_ROOTS] + extra
+    dangling: dict[str, list[str]] = {}
+    for out in sorted(set(ported.values())):
+        path = out_tree / out
+        if not path.is_file():
+            continue
+        parsed = parse(path.read_bytes())
+        for span in parsed.spans:
+            if span.context != INCLUDE:
+                continue
+            spelled = parsed.text[span.start : span.end]
+            target = spelled[1:-1]
+            here = [path.parent] if spelled.startswith('"') else []
+            if not any((base / target).is_file() for base in here + roots):
+                dangling.setdefault(target, []).append(out)
+    return dangling

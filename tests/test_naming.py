@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 import naming_tree
-from musaport.resources import data_dir, parse_vocabulary, vocabulary_file
+from conftest import CACHE
+from musaport.resources import data_dir, parse_vocabulary, shim_include, vocabulary_file
 from musaport.rewrite.transforms import systematic
+from musaport.validate.buildenv import aten_ops_headers, config_headers
 
 TOOLKIT = sorted(parse_vocabulary(vocabulary_file().read_bytes()))
 PYTORCH = sorted(parse_vocabulary((data_dir("rules") / "data" / "pytorch_cuda_names.txt").read_bytes()))
@@ -159,3 +161,17 @@ def test_the_pytorch_vocabulary_is_current(facts_260: "naming_tree.Declarations"
         f"missing {sorted(set(expected) - set(committed))[:10]}, extra {sorted(set(committed) - set(expected))[:10]}; "
         "regenerate: python tests/naming_tree.py PYTORCH_TREE > rules/data/pytorch_cuda_names.txt"
     )
+
+
+def test_no_include_dangles(pytorch_260: Path, ported_260: Path) -> None:
+    """Each include of the port resolves in the port, the source tree, the shim or the
+    generated headers, or is listed in rules/data/unresolved_includes.txt with its reason."""
+    generated = [config_headers(pytorch_260, ported_260 / ".musaport" / "test-naming-config"),
+                 aten_ops_headers(pytorch_260, CACHE / "buildenv")]
+    dangling = naming_tree.dangling_includes(ported_260 / TREE, naming_tree.ported_files(pytorch_260),
+                                             pytorch_260, [shim_include(), *generated])
+    allowed = naming_tree.unresolved_allowed()
+    bad = {t: files for t, files in dangling.items() if allowed.reason(t) is None}
+    assert not bad, [f"{t} ({files[0]})" for t, files in list(bad.items())[:20]]
+    unused = [k for k in allowed.entries if not any(k == t or ("*" in k and fnmatch.fnmatchcase(t, k)) for t in dangling)]
+    assert not unused, f"entries of unresolved_includes.txt that nothing needs: {unused}"
