@@ -12,7 +12,10 @@ import pytest
 
 import naming_tree
 from conftest import CACHE
-from musaport.resources import data_dir, parse_vocabulary, shim_include, vocabulary_file
+from musaport.cpp.parser import parse
+from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
+from musaport.rewrite.apply import rewrite
+from musaport.rewrite.rules import load_packs
 from musaport.rewrite.transforms import systematic
 from musaport.validate.buildenv import aten_ops_headers, config_headers
 
@@ -175,3 +178,18 @@ def test_no_include_dangles(pytorch_260: Path, ported_260: Path) -> None:
     assert not bad, [f"{t} ({files[0]})" for t, files in list(bad.items())[:20]]
     unused = [k for k in allowed.entries if not any(k == t or ("*" in k and fnmatch.fnmatchcase(t, k)) for t in dangling)]
     assert not unused, f"entries of unresolved_includes.txt that nothing needs: {unused}"
+
+
+def test_includes_follow_every_renamed_header(pytorch_260: Path) -> None:
+    """pytorch-include-paths lists its folders by hand: it must rename the include of
+    every header whose path the layout renames, to exactly the path the port writes."""
+    rules = load_packs(default_packs())
+    wrong = []
+    for rel, out in naming_tree.ported_files(pytorch_260).items():
+        if rel == out or not rel.endswith((".h", ".cuh", ".hpp", ".inl")):
+            continue
+        spelled, written = (p.removeprefix("aten/src/") for p in (rel, out))
+        result = rewrite(parse(f"#include <{spelled}>\n".encode()), rules.rules, "aten/src/ATen/native/cuda/X.cu")
+        if result.text != f"#include <{written}>\n":
+            wrong.append(f"{spelled} -> {result.text.strip()} (port writes {written})")
+    assert not wrong, wrong[:10]
