@@ -89,6 +89,7 @@ def test_lines_count_the_newlines_of_comments() -> None:
         ("CUVIDPICPARAMS", "NVDEC/NVCUVID"),
         ("nppiResize_8u_C3R", "NPP"),
         ("cusparseLtInit", "cuSPARSELt"),
+        ("CUSPARSELT_VERSION", "cuSPARSELt"),
         ("cutlass::gemm", "CUTLASS/CuTe"),
         ("cute::Tensor", "CUTLASS/CuTe"),
         ("CUTLASS_DEVICE", "CUTLASS/CuTe"),
@@ -107,6 +108,7 @@ def test_family(name: str, expected: str) -> None:
         "NppiSize s; nppiResize_8u_C3R(a, b);",
         "nvrtcProgram p;",
         "cusparseLtHandle_t h; cusparseLtInit(&h);",
+        "int v = CUSPARSELT_VERSION;",
         "cutlass::gemm::GemmCoord c; cute::Tensor t;",
     ],
 )

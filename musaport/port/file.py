@@ -29,7 +29,7 @@ _CUDA_API = re.compile(
     r"(?:cuda[A-Z]\w*|CU_[A-Z]\w*|__nv_\w+"
     r"|(?:cudnn|nccl|nvrtc|nvtx|nvjpeg|nvml|cudss|cuvid|cuFile|cublas|cusparse|cusolver|cufft|cupti)[A-Z]\w*"
     r"|curand_?[A-Za-z]\w*|CUvideo\w+|CUfile\w+|npp[a-z]?[A-Z]\w*|Npp[0-9A-Z]\w*"
-    r"|(?:CUDNN|NCCL|NVRTC|NVTX|NVJPEG|NVML|CUDSS|CUVID|NPP|CUBLAS|CUSPARSE|CUSOLVER|CURAND|CUFFT|CUPTI"
+    r"|(?:CUDNN|NCCL|NVRTC|NVTX|NVJPEG|NVML|CUDSS|CUVID|NPP|CUBLAS|CUSPARSE|CUSPARSELT|CUSOLVER|CURAND|CUFFT|CUPTI"
     r"|CUTLASS|CUTE)_\w+"
     r"|(?:cutlass|cute)::\w+)"
 )
