@@ -29,6 +29,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from musaport.cpp.parser import CODE, INCLUDE, masked, parse
 from musaport.port.file import declared_names
@@ -133,6 +134,11 @@ class ReasonList:
         if name in self.entries:
             return self.entries[name]
         return next((r for glob, r in self.entries.items() if "*" in glob and fnmatch.fnmatchcase(name, glob)), None)
+
+    def unused(self, names: Iterable[str]) -> list[str]:
+        """Entries that none of ``names`` needs (stale ones)."""
+        names = set(names)
+        return [e for e in self.entries if e not in names and not ("*" in e and fnmatch.filter(names, e))]
 
 
 def keep_list() -> ReasonList:
