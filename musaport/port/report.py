@@ -15,7 +15,7 @@ from typing import Any
 
 from musaport import __version__
 from musaport.errors import EXIT_FAILED, EXIT_OK
-from musaport.port.file import FileResult
+from musaport.port.file import FileResult, family
 from musaport.port.layout import Skipped, printable
 from musaport.templates import render_template
 
@@ -87,7 +87,7 @@ class Report:
         return {k: {"matches": matches[k], "files": files[k]} for k in sorted(matches)}
 
     def unmapped(self) -> list[dict]:
-        """Every CUDA API name left in code, most frequent first, with its sites."""
+        """Every CUDA API name left in code, most frequent first, with its family and sites."""
         uses: Counter[str] = Counter()
         sites: dict[str, dict[str, None]] = defaultdict(dict)
         for r in sorted(self.results, key=lambda r: r.src):
@@ -95,7 +95,19 @@ class Report:
                 uses[name] += 1
                 sites[name][f"{r.src}:{line}"] = None
         ordered = sorted(uses, key=lambda n: (-uses[n], n))
-        return [{"name": n, "count": uses[n], "sites": list(sites[n])} for n in ordered]
+        return [{"name": n, "family": family(n), "count": uses[n], "sites": list(sites[n])} for n in ordered]
+
+    def families(self, unmapped: list[dict] | None = None) -> list[dict]:
+        """Unmapped names per library family: names, uses and files, most files first."""
+        names: Counter[str] = Counter()
+        uses: Counter[str] = Counter()
+        files: dict[str, set[str]] = defaultdict(set)
+        for u in self.unmapped() if unmapped is None else unmapped:
+            names[u["family"]] += 1
+            uses[u["family"]] += u["count"]
+            files[u["family"]].update(site.rpartition(":")[0] for site in u["sites"])
+        ordered = sorted(names, key=lambda f: (-len(files[f]), f))
+        return [{"family": f, "names": names[f], "uses": uses[f], "files": len(files[f])} for f in ordered]
 
     def findings(self) -> list[dict]:
         """Flags and lossy rewrites with file:line, in file order."""
@@ -113,6 +125,7 @@ class Report:
         return out
 
     def to_json(self) -> dict:
+        unmapped = self.unmapped()
         files = {
             r.src: {
                 "out": r.out,
@@ -128,7 +141,8 @@ class Report:
             "source": self.source,
             "summary": self.counts(),
             "rules": self.rule_totals(),
-            "unmapped": self.unmapped(),
+            "unmapped": unmapped,
+            "unmapped_families": self.families(unmapped),
             "findings": self.findings(),
             "warnings": self.warnings(),
             "not_generated": list(self.problems),

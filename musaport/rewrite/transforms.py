@@ -12,21 +12,41 @@ from typing import Callable
 
 _LIBRARIES = ("cublas", "cusparse", "cusolver", "curand", "cufft", "cupti")
 _CUDA_WORD = re.compile(r"cuda|Cuda|CUDA")
-_CAMEL_CU = re.compile(r"(?<=[a-z0-9])Cu(?=[a-z])")
-_UPPER_PART = re.compile(r"(?<=_)CU(?=BIN\b|BIN_)")
+_CUDA_SPELLING = {"cuda": "musa", "Cuda": "Musa", "CUDA": "MUSA"}
+# Where a word starts: at the start, after an underscore or at a camel-case step.
+_WORD_START = r"(?:^|(?<=_)|(?<=[a-z0-9])(?=[A-Z]))"
+# A library word anywhere in the name (TORCH_CUSOLVER_CHECK, _cublasOpFromChar,
+# CuFFTConfig, alertCuBLASConfig...): its cu/CU/Cu becomes mu/MU/Mu.
+# cuSPARSELt is a library of its own with no MUSA counterpart, so cusparseLt stays.
+_LIBRARY_WORD = re.compile(
+    _WORD_START + r"(cu|CU|Cu)(?=(?:blas|sparse(?![Ll]t)|solver|rand|fft|pti)|(?:BLAS|SPARSE(?!LT)|SOLVER|RAND|FFT|PTI)"
+    r"|(?:Blas|Sparse(?![Ll]t)|Solver|Rand|Fft|Pti))"
+)
+# cubin, the CUDA binary format, is a CUDA word too (CU_JIT_INPUT_CUBIN -> MU_JIT_INPUT_MUBIN).
+_BINARY_WORD = re.compile(_WORD_START + r"(cu|CU|Cu)(?=bin(?![a-z])|BIN(?![A-Z])|bin[A-Z])")
+# cuSOLVER's complex routines put the type letter C before a routine that starts
+# with "un" (cusolverDnCungqr); MUSA's tables spell them with M (musolverDnMungqr).
+_SOLVER_COMPLEX = re.compile(r"(?<=[a-z0-9])Cu(?=n[a-z])")
+_MU = {"cu": "mu", "CU": "MU", "Cu": "Mu"}
 
 
 def systematic(name: str) -> str:
-    """Rename every CUDA-ish part of a toolkit identifier to its MUSA spelling.
+    """Rename every CUDA-ish word of a toolkit identifier to its MUSA spelling.
 
-    The pattern follows the public naming facts: ``cuda``→``musa`` in any case,
-    driver ``cu``/``CU``→``mu``/``MU``, library prefixes (``cublas``…)→``mu…``,
-    ``__nv``→``__mt``, ``npp``→``mtpp``, and camel parts such as ``Cungqr``.
+    The pattern follows the public naming facts: ``cuda``→``musa`` in any case
+    and anywhere (``cudaErrorCudartUnloading``), a leading driver ``cu``/``CU``
+    →``mu``/``MU``, library words (``cublas``… at the start or after ``_`` or a
+    camel step)→``mu…``, ``cubin``→``mubin``, ``__nv``→``__mt`` and
+    ``npp``→``mtpp``.  Every other word stays as it is: the ``Cu`` of
+    ``Current``, ``Cube`` or ``Custom`` is not a CUDA word, and neither is
+    ``cudnn`` or ``cusparseLt`` (cuDNN, cuSPARSELt: no MUSA counterpart).
     """
     head, rest = _split_prefix(name)
-    rest = _CUDA_WORD.sub(lambda m: {"cuda": "musa", "Cuda": "Musa", "CUDA": "MUSA"}[m.group(0)], rest)
-    rest = _CAMEL_CU.sub("Mu", rest)
-    rest = _UPPER_PART.sub("MU", rest)
+    if head == "mu" and name.startswith("cusolver"):
+        rest = _SOLVER_COMPLEX.sub("Mu", rest)
+    rest = _CUDA_WORD.sub(lambda m: _CUDA_SPELLING[m.group(0)], rest)
+    rest = _LIBRARY_WORD.sub(lambda m: _MU[m.group(1)], rest)
+    rest = _BINARY_WORD.sub(lambda m: _MU[m.group(1)], rest)
     return head + rest
 
 
@@ -34,14 +54,14 @@ def _split_prefix(name: str) -> tuple[str, str]:
     """Rename the leading family marker and return (new head, untouched rest)."""
     for lib in _LIBRARIES:
         for spelled in (lib, lib.upper(), lib.capitalize()):
-            if name.startswith(spelled):
-                return "mu" if spelled[0] == "c" else ("MU" if spelled[1] == "U" else "Mu"), name[2:]
+            if name.startswith(spelled) and not name.lower().startswith("cusparselt"):
+                return _MU[spelled[:2]], name[2:]
     for old, new in (("__nv", "__mt"), ("__NV", "__MT"), ("npp", "mtpp"), ("NPP", "MTPP")):
         if name.startswith(old):
             return new, name[len(old) :]
-    if re.match(r"cu[A-Z]", name):
+    if re.match(r"cu(?:[A-Z]|uint\d)", name):
         return "mu", name[2:]
-    if re.match(r"CU[A-Za-z_]", name) and not name.startswith("CUDA"):
+    if re.match(r"CU[a-z_]", name):
         return "MU", name[2:]
     return "", name
 

@@ -1,0 +1,137 @@
+"""The unmapped report: toolkit names only (not the project's own), by family."""
+
+from __future__ import annotations
+
+import pytest
+
+from musaport.cpp.parser import CODE, masked, parse
+from musaport.port.file import FileResult, declared_names, family, find_unmapped
+from musaport.port.report import Report
+from musaport.resources import parse_vocabulary, vocabulary_file
+
+VOCAB = parse_vocabulary(vocabulary_file().read_bytes())
+
+
+def unmapped(source: str) -> tuple[tuple[str, int], ...]:
+    return find_unmapped(parse(source.encode()), VOCAB)
+
+
+@pytest.mark.parametrize(
+    ("source", "declared"),
+    [
+        ("cudaError_t cudaStatus = cudaMalloc(&p, n);", "cudaStatus"),
+        ("auto cudaStatus = f();", "cudaStatus"),
+        ("#define NCCL_CHECK(cmd) cmd\n", "NCCL_CHECK"),
+        ("static cudaError_t cudaMallocMaybeCapturing(void** p, size_t size) {}", "cudaMallocMaybeCapturing"),
+        ("bool Alloc::cudaHelper(int x) const;", "cudaHelper"),
+        ("struct TORCH_API cudaKeyValuePair {};", "cudaKeyValuePair"),
+        ("enum class R { ncclSuccessLocal = 0, ncclOther };", "ncclOther"),
+        ("DECLARE_DISPATCH(fn_t, cudnn_stub);", "cudnn_stub"),
+        ("for (auto& cudaStream : streams) {}", "cudaStream"),
+        ("void f(const Foo& cudaRef, int* cudaPtr);", "cudaPtr"),
+        ("static void (*cudaFp)(int);", "cudaFp"),
+        ("at::DynamicLibrary& getCUDALibrary() {", "getCUDALibrary"),
+        ("#ifdef X\n#else\nat::Tensor& cuda_out(const Tensor& t);\n#endif\n", "cuda_out"),
+    ],
+)
+def test_declarations_are_found(source: str, declared: str) -> None:
+    parsed = parse(source.encode())
+    code = masked(parsed.text, parsed.spans, frozenset({CODE}))
+    assert declared in declared_names(parsed.text, code, {declared})
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = cudaMalloc(&p, n);",
+        "return cudaGetLastError();",
+        "f(a, cudaMemcpyHostToDevice);",
+        "x = a * cudaMul;",
+        "using namespace cudaNS;",
+        "if (cudaSuccess != err) {}",
+        "#define CHECK(x) cudaCheck(x)\n",
+        "#ifdef NO_DESTROY\n#else\n  cudaCheck(handle);\n#endif\n",
+    ],
+)
+def test_uses_are_not_declarations(source: str) -> None:
+    parsed = parse(source.encode())
+    code = masked(parsed.text, parsed.spans, frozenset({CODE}))
+    names = {"cudaMalloc", "cudaGetLastError", "cudaMemcpyHostToDevice", "cudaMul", "cudaNS", "cudaSuccess",
+             "cudaCheck"}
+    assert not declared_names(parsed.text, code, names)
+
+
+def test_a_local_variable_is_not_a_cuda_api() -> None:
+    found = unmapped("void f() {\n  cudaError_t cudaStatus = cudaSetDevice(0);\n  if (cudaStatus) ncclFoo();\n}\n")
+    assert [n for n, _ in found] == ["cudaError_t", "cudaSetDevice", "ncclFoo"]
+
+
+def test_a_toolkit_name_counts_even_when_the_file_wraps_it() -> None:
+    """A vocabulary name the file redeclares (a lazy-loading stub) is still the toolkit's."""
+    assert ("cuCtxGetCurrent", 1) in unmapped("CUresult cuCtxGetCurrent(CUcontext* ctx) { return f(ctx); }\n")
+
+
+def test_lines_count_the_newlines_of_comments() -> None:
+    assert unmapped("/* a\nb\nc */\nint x = ncclFoo();\n") == (("ncclFoo", 4),)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("ncclComm_t", "NCCL"),
+        ("NCCL_MAJOR", "NCCL"),
+        ("cudnnHandle_t", "cuDNN"),
+        ("CUDNN_VERSION", "cuDNN"),
+        ("nvrtcProgram", "NVRTC"),
+        ("nvtxRangePushA", "NVTX"),
+        ("nvjpegDecode", "nvJPEG"),
+        ("cuvidCreateDecoder", "NVDEC/NVCUVID"),
+        ("CUVIDPICPARAMS", "NVDEC/NVCUVID"),
+        ("nppiResize_8u_C3R", "NPP"),
+        ("cusparseLtInit", "cuSPARSELt"),
+        ("CUSPARSELT_VERSION", "cuSPARSELt"),
+        ("cutlass::gemm", "CUTLASS/CuTe"),
+        ("cute::Tensor", "CUTLASS/CuTe"),
+        ("CUTLASS_DEVICE", "CUTLASS/CuTe"),
+        ("cudaProfilerInitialize", "CUDA toolkit"),
+    ],
+)
+def test_family(name: str, expected: str) -> None:
+    assert family(name) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "nvjpegHandle_t h; nvjpegCreateSimple(&h);",
+        "CUvideodecoder d; cuvidCreateDecoder(&d, &info);",
+        "NppiSize s; nppiResize_8u_C3R(a, b);",
+        "nvrtcProgram p;",
+        "cusparseLtHandle_t h; cusparseLtInit(&h);",
+        "int v = CUSPARSELT_VERSION;",
+        "cutlass::gemm::GemmCoord c; cute::Tensor t;",
+    ],
+)
+def test_whole_families_are_found(source: str) -> None:
+    names = [n for n, _ in unmapped(source)]
+    assert names and all(family(n) != "CUDA toolkit" for n in names), names
+
+
+def test_report_groups_unmapped_names_by_family() -> None:
+    report = Report("src")
+    for src, unmapped_names in (
+        ("b.cu", (("ncclSend", 3), ("cudnnCreate", 4), ("ncclSend", 9))),
+        ("a.cu", (("ncclRecv", 1), ("cutlass::gemm", 2))),
+    ):
+        report.add(FileResult(src, src, "ported", "h", unmapped=unmapped_names))
+    data = report.to_json()
+    assert [(u["name"], u["family"], u["count"]) for u in data["unmapped"]] == [
+        ("ncclSend", "NCCL", 2), ("cudnnCreate", "cuDNN", 1), ("cutlass::gemm", "CUTLASS/CuTe", 1), ("ncclRecv", "NCCL", 1),
+    ]
+    assert data["unmapped_families"] == [
+        {"family": "NCCL", "names": 2, "uses": 3, "files": 2},
+        {"family": "CUTLASS/CuTe", "names": 1, "uses": 1, "files": 1},
+        {"family": "cuDNN", "names": 1, "uses": 1, "files": 1},
+    ]
+    md = report.render_markdown()
+    assert "| NCCL | 2 | 3 | 2 |" in md and "| `ncclSend` | NCCL | 2 |" in md
