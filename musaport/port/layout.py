@@ -60,6 +60,9 @@ class Layout:
     source: str
     operators: OperatorFolders = OperatorFolders()
     configured: tuple[Configured, ...] = ()
+    # A selection computed by code rather than globs (``musaport run --src``, see
+    # ``musaport.extension.discover``): discovery yields exactly these, in order.
+    selected: tuple[Found | Skipped, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,9 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
 
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
     """Yield every selected file once, in sorted order, and every skip."""
+    if layout.selected is not None:
+        yield from layout.selected
+        return
     seen: set[str] = set()
     root_r = root.resolve()
     for c in layout.configured:
