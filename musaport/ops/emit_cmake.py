@@ -32,9 +32,10 @@ def group_variable(folder: str) -> str:
 
 
 def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: str,
-                  left_out: dict[str, str] | None = None) -> str:
+                  left_out: dict[str, str] | None = None, include_dirs: tuple[str, ...] = INCLUDE_DIRS) -> str:
     """The CMake text for the ported ``outputs`` (tree-relative) and the generated registration files;
-    ``left_out`` (output → reason) are listed apart, not in the default build lists."""
+    ``left_out`` (output → reason) are listed apart, not in the default build lists; ``include_dirs`` are
+    tree-relative ("" is the tree itself)."""
     left_out = left_out or {}
     outs = sorted(set(outputs) - set(left_out))
     mu = [o for o in outs if o.endswith(".mu")]
@@ -46,7 +47,7 @@ def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: s
             for folder, files in sorted(groups.items())]
     apart = [{"file": f, "why": why} for f, why in sorted(left_out.items())]
     return render_template(CMAKE_FILE + ".j2", header=header.replace("//", "#", 1), mu=mu, cpp=cpp,
-                           registration=sorted(registration), include_dirs=INCLUDE_DIRS, groups=rows,
+                           registration=sorted(registration), include_dirs=include_dirs, groups=rows,
                            left_out=apart)
 
 
