@@ -37,7 +37,7 @@ MUSA_BUILDER = "torch_musa.utils.musa_extension"
 MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtension", "CUDA_HOME": "MUSA_HOME"}
 # extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc'.
 COMPILER_KEYS = {"nvcc": "mcc"}
-_GUARD = re.compile(r"\b(WITH|USE)_CUDA\b")
+_GUARD = re.compile(r"(?:(?<=-D)|\b)(WITH|USE)_CUDA\b")  # also in a -DWITH_CUDA flag
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
 _CMAKE_PREFIX = re.compile(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
 _CMAKE_COMMENT = re.compile(r"\"(?:\\.|[^\"\\])*\"|#\[(=*)\[.*?\]\1\]|#[^\n]*", re.S)

@@ -185,7 +185,8 @@ def cuda_evidence(text: str, vocabulary: frozenset[str] = frozenset()) -> str:
         return ""
     pos, what = min(hits)
     line = text.count("\n", 0, pos) + 1
-    return f"uses CUDA: {what.strip(_DELIMITERS)} (line {line})"
+    shown = what if what == "<<<" else " ".join(what.strip(_DELIMITERS).split())
+    return f"uses CUDA: {shown} (line {line})"
 
 
 _DELIMITERS = "<>\""

@@ -32,7 +32,7 @@ def overlay_flags(tree: Path, source: Path, ported: set[str], dest: Path) -> lis
     return ["-ivfsoverlay", str(dest), *[f"-I{r}" for r in roots], *build_defines(tree, builds)]
 
 
-_GUARD = re.compile(r"\b(?:WITH|USE)_MUSA\b")
+_GUARD = re.compile(r"(?:(?<=-D)|\b)(?:WITH|USE)_MUSA\b")
 
 
 def build_defines(tree: Path, builds: tuple[str, ...]) -> list[str]:
