@@ -230,20 +230,25 @@ def rules_group() -> None:
     """List and explain the rewrite rules."""
 
 
-def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...]):
+def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False):
     try:
-        return load_packs(_packs(rules, packs))
+        return load_packs(_packs(rules, packs, extension))
     except LoadError as exc:
         fail(str(exc))
 
 
+_extension_option = click.option("--extension", is_flag=True,
+                                  help="The rules of 'run --src' (adds the extension packs, rules/extension).")
+
+
 @rules_group.command("list")
 @with_packs
-def rules_list(rules, packs) -> None:
+@_extension_option
+def rules_list(rules, packs, extension) -> None:
     """Every rule in application order: id, pack, kind and why."""
     out = console()
     table = Table("id", "pack", "kind", "why")
-    for rule in _ruleset(rules, packs).rules:
+    for rule in _ruleset(rules, packs, extension).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
     out.print(table)
 
@@ -251,11 +256,12 @@ def rules_list(rules, packs) -> None:
 @rules_group.command("explain")
 @click.argument("rule_id")
 @with_packs
-def rules_explain(rule_id, rules, packs) -> None:
+@_extension_option
+def rules_explain(rule_id, rules, packs, extension) -> None:
     """What one rule does, why, where it is declared, and its examples."""
     from musaport.rewrite.explain import explain_rule
 
-    ruleset = _ruleset(rules, packs)
+    ruleset = _ruleset(rules, packs, extension)
     rule = ruleset.by_id(rule_id)
     if rule is None:
         from difflib import get_close_matches

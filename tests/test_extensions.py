@@ -388,3 +388,29 @@ def test_declared_include_dirs(tmp_path: Path) -> None:
         "target_include_directories(t PRIVATE ${PROJECT_SOURCE_DIR}/src include)\n# include_directories(x)\n")
     assert declared_include_dirs(tmp_path, "setup.py") == ["pkg/csrc", "third"]
     assert declared_include_dirs(tmp_path, "CMakeLists.txt") == ["src", "include"]
+
+
+def test_rules_explain_knows_the_extension_rules() -> None:
+    explained = musaport("rules", "explain", "--extension", "extension-library-impl-keys")
+    assert explained.returncode == 0 and "rules/extension/40-extension.yaml" in explained.stdout
+    assert "TORCH_LIBRARY_IMPL(imgops, AutocastCUDA, m) {" in explained.stdout
+    assert musaport("rules", "explain", "extension-library-impl-keys").returncode == 2
+
+
+def test_sources_at_the_root_and_out_inside_the_tree(tmp_path: Path) -> None:
+    src = tmp_path / "flat"
+    src.mkdir()
+    (src / "kernel.cu").write_text('#include "kernel_cuda.h"\n__global__ void k() {}\n')
+    (src / "kernel_cuda.h").write_text("#include <cuda_runtime.h>\n")
+    assert port(src, src / "out").returncode == 0
+    assert (src / "out" / TREE / "kernel.mu").read_text().splitlines()[1] == '#include "kernel_musa.h"'
+    assert port(src, src / "out").returncode == 0
+
+
+def test_torch_include_folder(tmp_path: Path) -> None:
+    """An installed torch's include folder is taken as it is (it ships the generated headers and pybind11)."""
+    from musaport.validate.compile import torch_dirs
+
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch/extension.h").write_text("#pragma once\n")
+    assert torch_dirs(tmp_path)[:2] == [tmp_path, tmp_path / "torch/csrc/api/include"]

@@ -93,7 +93,8 @@ class Discovery:
     def layout(self) -> Layout:
         """The selection as a Layout: its folders guard ``--out``, ``selected`` is the discovery."""
         found = [Found(p.rel, p.out, p.copy_only) for p in self.picked]
-        folders = sorted({p.rel.rpartition("/")[0] for p in self.picked})
+        # The project root is not a ported folder: discovery never looks into --out, wherever it is.
+        folders = sorted({p.rel.rpartition("/")[0] for p in self.picked} - {""})
         return Layout(name="extension", markers=(), copy_only=(), suffixes=SOURCE_SUFFIXES, exclude=(),
                       folders=tuple(Folder(f, False, ("*",), f"{self.root}: discovered") for f in folders),
                       digest=self.digest(), source=f"discovered in {self.root}",
