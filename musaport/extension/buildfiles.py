@@ -22,6 +22,7 @@ import ast
 import io
 import re
 import tokenize
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,8 +144,6 @@ class _Edits:
         return self.starts[line - 1] + col
 
     def line(self, pos: int) -> int:
-        from bisect import bisect_right
-
         return bisect_right(self.starts, pos)
 
     def edit(self, start: int, end: int, new: str, rule: str) -> None:

@@ -11,7 +11,7 @@ registration is generated.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from musaport.extension.buildfiles import Paths, port_build_file
@@ -77,8 +77,6 @@ class ExtensionFiles:
 
 
 def _without_data(result: FileResult) -> FileResult:
-    from dataclasses import replace
-
     return replace(result, data=None)
 
 
