@@ -40,7 +40,8 @@ MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtensio
 COMPILER_KEYS = {"nvcc": "mcc"}
 _GUARD = re.compile(r"(?:(?<=-D)|\b)(WITH|USE)_CUDA\b")  # also in a -DWITH_CUDA flag
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
-_CMAKE_PREFIX = re.compile(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
+_CMAKE_PREFIX = re.compile(
+    r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
 _CMAKE_COMMENT = re.compile(r"\"(?:\\.|[^\"\\])*\"|#\[(=*)\[.*?\]\1\]|#[^\n]*", re.S)
 _CMAKE_ARG = re.compile(r"\"(?:\\.|[^\"\\])*\"|[^\s()\"#;]+")
 _CMAKE_INCLUDES = re.compile(r"\b(target_)?include_directories\s*\(([^)]*)\)", re.I)
@@ -230,7 +231,8 @@ def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start
                   paths: Paths, edits: _Edits) -> None:
     """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report."""
     prefix = re.match(r"[A-Za-z]*", token).group(0)  # type: ignore[union-attr]
-    quote = token[len(prefix) : len(prefix) + 3] if token[len(prefix) :].startswith(('"""', "'''")) else token[len(prefix)]
+    rest = token[len(prefix) :]
+    quote = rest[:3] if rest.startswith(('"""', "'''")) else rest[0]
     body = token[len(prefix) + len(quote) : len(token) - len(quote)]
     if "f" in prefix.lower() or "b" in prefix.lower() or "\\" in body:
         return
@@ -250,6 +252,8 @@ def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start
 
 
 _PATH_CALLS = frozenset({"join", "glob", "iglob", "Path", "PurePath", "PurePosixPath"})
+# Calls that, applied to __file__ or a folder variable, stand for the script's own folder.
+_FOLDER_CALLS = frozenset({"dirname", "abspath", "realpath", "Path", "resolve", "str"})
 
 
 def _path_arguments(tree: ast.AST) -> frozenset[tuple[int, int]]:
@@ -262,7 +266,8 @@ def _path_arguments(tree: ast.AST) -> frozenset[tuple[int, int]]:
             parts = list(node.args)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             parts = [node.left, node.right]
-        found.update((p.lineno, p.col_offset) for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str))
+        found.update((p.lineno, p.col_offset) for p in parts
+                     if isinstance(p, ast.Constant) and isinstance(p.value, str))
     return frozenset(found)
 
 
@@ -372,7 +377,7 @@ def _path(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> str | None:
         return _joined([_path(expr.left, env, depth + 1), _path(expr.right, env, depth + 1)])
     if isinstance(expr, ast.Call) and _callee(expr.func) == "join":
         return _joined([_path(a, env, depth + 1) for a in expr.args])
-    if isinstance(expr, ast.Call) and _callee(expr.func) in ("dirname", "abspath", "realpath", "Path", "resolve", "str"):
+    if isinstance(expr, ast.Call) and _callee(expr.func) in _FOLDER_CALLS:
         return _path(expr.args[0], env, depth + 1) if _callee(expr.func) == "str" and expr.args else ""
     if isinstance(expr, ast.Attribute) and expr.attr == "parent":
         return ""

@@ -71,7 +71,8 @@ class ExtensionFiles:
         files = {r.out: r.data or b"" for r in ported}
         outs = [r.out for r in results if r.status != "failed"]
         roots = tuple(rename_dirs(f"{r}/x").rpartition("/")[0] if r else "" for r in d.roots)
-        files[CMAKE_FILE] = sources_cmake(outs, [], header(f"the port of {source.name}"), include_dirs=roots).encode()
+        lists = sources_cmake(outs, [], header(f"the port of {source.name}"), include_dirs=roots)
+        files[CMAKE_FILE] = lists.encode()
         return Generated(dict(sorted(files.items())), tuple(problems),
                          tuple(_without_data(r) for r in ported))
 
