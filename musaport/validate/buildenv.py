@@ -17,6 +17,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError
+from musaport.outdir import write_atomic
 from musaport.port.configure import render
 from musaport.rewrite.transforms import rename_path
 
@@ -44,9 +45,8 @@ def config_headers(tree: Path, dest: Path) -> Path:
         rel = template.removesuffix(".in")
         rel = rel.split("/src/", 1)[1] if rel.startswith("aten/src/") else rel
         for path in {rel, rename_path(rel)}:
-            out = dest / path
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render_config(source.read_text(encoding="utf-8")), encoding="utf-8")
+            # Written only when it changes: the precompiled prelude records its inputs' mtimes.
+            write_atomic(dest / path, render_config(source.read_text(encoding="utf-8")).encode("utf-8"))
     return dest
 
 
