@@ -20,7 +20,7 @@ from musaport.ops.generate import GenerateOptions, OperatorFiles
 from musaport.outdir import OutDir
 from musaport.port.report import Report
 from musaport.port.run import Options, load_config, run
-from musaport.resources import default_fixture_tree, default_layout, default_packs, optional_pack
+from musaport.resources import default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack
 from musaport.rewrite.rules import load_packs
 
 
@@ -80,14 +80,16 @@ def main() -> None:
     """Port PyTorch's CUDA sources to Moore Threads' MUSA."""
 
 
-def _packs(rules: tuple[Path, ...], packs: tuple[str, ...]) -> tuple[Path, ...]:
+def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False) -> tuple[Path, ...]:
+    """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's."""
     for path in rules:
         if not path.is_file():
             fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
     try:
-        return tuple(default_packs()) + tuple(optional_pack(p) for p in packs) + rules
+        optional = tuple(optional_pack(p) for p in packs)
     except FileNotFoundError as exc:
         fail(str(exc))
+    return tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
 
 
 pack_options = [
@@ -106,6 +108,8 @@ def with_packs(fn):
 @main.command("run")
 @click.option("--pytorch-src", type=AbsPath(path_type=Path), default=None,
               help="PyTorch source tree to port (default: the bundled fixture tree).")
+@click.option("--src", type=AbsPath(path_type=Path), default=None,
+              help="An extension project to port instead (CUDA sources found without a layout; setup.py, CMake).")
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="Output folder; the ported tree goes to OUT/generated_cuda_compatible.")
 @click.option("--layout", type=AbsPath(path_type=Path), default=None, help="Layout file selecting what to port.")
@@ -121,21 +125,26 @@ def with_packs(fn):
               help="YAML file with a 'stubs:' list, added to --exclude-stubs.")
 @click.option("--no-registration", is_flag=True,
               help="Port and list sources only: no operator model, RegisterMUSA.cpp or musa_functions.yaml.")
-def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_ops, split, exclude_stubs,
+def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclude_ops, split, exclude_stubs,
             exclude_stubs_file, no_registration) -> None:
-    """Port the CUDA parts of a PyTorch tree into OUT/generated_cuda_compatible."""
+    """Port the CUDA parts of a PyTorch tree (or, with --src, of an extension project) into
+    OUT/generated_cuda_compatible."""
     jobs = jobs or default_jobs()
-    opts = Options(
-        source=pytorch_src or default_fixture_tree(),
-        out=out,
-        layout=layout or default_layout(),
-        packs=_packs(rules, packs),
-        jobs=jobs,
-        generation=OperatorFiles(_generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file,
-                                                   not no_registration), jobs),
-    )
     try:
-        config = load_config(opts)
+        if src is not None:
+            opts, config = _extension_run(pytorch_src, src, out, layout, rules, packs, jobs,
+                                          ops or exclude_ops or split or exclude_stubs or exclude_stubs_file)
+        else:
+            opts = Options(
+                source=pytorch_src or default_fixture_tree(),
+                out=out,
+                layout=layout or default_layout(),
+                packs=_packs(rules, packs),
+                jobs=jobs,
+                generation=OperatorFiles(_generate_options(ops, exclude_ops, split, exclude_stubs,
+                                                           exclude_stubs_file, not no_registration), jobs),
+            )
+            config = load_config(opts)
         report = _run_with_progress(opts, config, quiet)
     except LoadError as exc:
         fail(str(exc))
@@ -148,6 +157,19 @@ def run_cmd(pytorch_src, out, layout, rules, packs, jobs, quiet, ops, exclude_op
     for problem in report.summary().get("problems", []):
         click.echo(f"musaport: error: {problem}", err=True)
     sys.exit(report.return_code)
+
+
+def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registration_options):
+    """Options and config of ``run --src``: the selection is discovered, the extension packs are added."""
+    from musaport.extension.generate import extension_options
+
+    if pytorch_src is not None:
+        fail("give --pytorch-src (PyTorch itself) or --src (an extension project), not both")
+    if layout is not None:
+        fail("--layout selects PyTorch folders; --src discovers the extension's CUDA sources itself")
+    if registration_options:
+        fail("--ops, --exclude-ops, --split and --exclude-stubs choose PyTorch's registration; --src generates none")
+    return extension_options(src, out, _packs(rules, packs, extension=True), jobs)
 
 
 def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, registration=True):
@@ -208,20 +230,25 @@ def rules_group() -> None:
     """List and explain the rewrite rules."""
 
 
-def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...]):
+def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False):
     try:
-        return load_packs(_packs(rules, packs))
+        return load_packs(_packs(rules, packs, extension))
     except LoadError as exc:
         fail(str(exc))
 
 
+_extension_option = click.option("--extension", is_flag=True,
+                                  help="The rules of 'run --src' (adds the extension packs, rules/extension).")
+
+
 @rules_group.command("list")
 @with_packs
-def rules_list(rules, packs) -> None:
+@_extension_option
+def rules_list(rules, packs, extension) -> None:
     """Every rule in application order: id, pack, kind and why."""
     out = console()
     table = Table("id", "pack", "kind", "why")
-    for rule in _ruleset(rules, packs).rules:
+    for rule in _ruleset(rules, packs, extension).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
     out.print(table)
 
@@ -229,11 +256,12 @@ def rules_list(rules, packs) -> None:
 @rules_group.command("explain")
 @click.argument("rule_id")
 @with_packs
-def rules_explain(rule_id, rules, packs) -> None:
+@_extension_option
+def rules_explain(rule_id, rules, packs, extension) -> None:
     """What one rule does, why, where it is declared, and its examples."""
     from musaport.rewrite.explain import explain_rule
 
-    ruleset = _ruleset(rules, packs)
+    ruleset = _ruleset(rules, packs, extension)
     rule = ruleset.by_id(rule_id)
     if rule is None:
         from difflib import get_close_matches
@@ -305,16 +333,22 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
 @click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
 @click.option("--no-pch", is_flag=True,
               help="Parse every TU from scratch instead of from the precompiled common prelude (slower).")
+@click.option("--torch", type=AbsPath(path_type=Path), default=None,
+              help="OUT is an extension's port (run --src): compile it against this PyTorch, the --out of "
+                   "'run --pytorch-src' or an installed torch's include folder.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
-def validate_cmd(compile_mode, run_mode, out, host_only, no_pch, jobs, patterns) -> None:
+def validate_cmd(compile_mode, run_mode, out, host_only, no_pch, torch, jobs, patterns) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, and kernels run on the CPU."""
     if compile_mode == run_mode:
         fail("give exactly one of --compile or --run")
+    if torch is not None and not compile_mode:
+        fail("--torch goes with --compile (an extension's port compiled against a PyTorch)")
     _require("validate --compile" if compile_mode else "validate --run")
     try:
         if compile_mode:
-            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only, not no_pch)
+            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only, not no_pch,
+                                     torch)
         else:
             code = _validate_run(OutDir(out), patterns, jobs or default_jobs())
     except LoadError as exc:
@@ -322,11 +356,13 @@ def validate_cmd(compile_mode, run_mode, out, host_only, no_pch, jobs, patterns)
     sys.exit(code)
 
 
-def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool, pch: bool = True) -> int:
+def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool, pch: bool = True,
+                      torch: Path | None = None) -> int:
     from musaport.validate.compile import VALIDATE_MD, build_list_outcomes, render_reports, validate_compile
 
     out_dir = OutDir(out)
-    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"), pch)
+    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"), pch,
+                                torch)
     for o in outcomes:
         click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
     render_reports(out_dir, outcomes)

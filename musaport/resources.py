@@ -62,3 +62,8 @@ def shim_include() -> Path:
 
 def default_fixture_tree() -> Path:
     return data_dir("fixtures") / "pytorch"
+
+
+def extension_packs() -> list[Path]:
+    """The packs a ``run --src`` (an extension project) adds after the bundled and optional ones."""
+    return sorted((data_dir("rules") / "extension").glob("*.yaml"))

@@ -10,13 +10,14 @@ from __future__ import annotations
 import pytest
 
 from musaport.cpp.parser import parse
-from musaport.resources import data_dir, default_packs
+from musaport.resources import data_dir, default_packs, extension_packs
 from musaport.rewrite.apply import rewrite
 from musaport.rewrite.rules import Rule, RuleSet, load_packs
 
 OPTIONAL = sorted((data_dir("rules") / "optional").glob("*.yaml"))
 DEFAULT = load_packs(default_packs())
 WITH_OPTIONAL = {p.stem: load_packs([*default_packs(), p]) for p in OPTIONAL}
+WITH_OPTIONAL["extension"] = load_packs([*default_packs(), *extension_packs()])  # what 'run --src' applies
 
 
 def ruleset_for(rule: Rule) -> RuleSet:

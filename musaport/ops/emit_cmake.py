@@ -55,9 +55,10 @@ def comment_text(text: str) -> str:
 
 
 def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: str,
-                  left_out: dict[str, str] | None = None) -> str:
+                  left_out: dict[str, str] | None = None, include_dirs: tuple[str, ...] = INCLUDE_DIRS) -> str:
     """The CMake text for the ported ``outputs`` (tree-relative) and the generated registration files;
-    ``left_out`` (output → reason) are listed apart, not in the default build lists."""
+    ``left_out`` (output → reason) are listed apart, not in the default build lists; ``include_dirs`` are
+    tree-relative ("" is the tree itself)."""
     left_out = left_out or {}
     outs = sorted(set(outputs) - set(left_out))
     mu = [o for o in outs if o.endswith(".mu")]
@@ -70,7 +71,12 @@ def sources_cmake(outputs: Iterable[str], registration: Iterable[str], header: s
     apart = [{"file": cmake_quoted(f), "why": comment_text(why)} for f, why in sorted(left_out.items())]
     return render_template(CMAKE_FILE + ".j2", header=comment_text(header.replace("//", "#", 1)),
                            mu=_quoted(mu), cpp=_quoted(cpp), registration=_quoted(registration),
-                           include_dirs=INCLUDE_DIRS, groups=rows, left_out=apart)
+                           include_dirs=_quoted_dirs(include_dirs), groups=rows, left_out=apart)
+
+
+def _quoted_dirs(dirs: Iterable[str]) -> list[str]:
+    """Include folders, each escaped for a CMake quoted argument, in their given order (it matters)."""
+    return [cmake_quoted(d) for d in dirs]
 
 
 def _quoted(paths: Iterable[str]) -> list[str]:

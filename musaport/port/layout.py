@@ -69,6 +69,9 @@ class Layout:
     source: str
     operators: OperatorFolders = OperatorFolders()
     configured: tuple[Configured, ...] = ()
+    # A selection computed by code rather than globs (``musaport run --src``, see
+    # ``musaport.extension.discover``): discovery yields exactly these, in order.
+    selected: tuple[Found | Skipped, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -256,11 +259,16 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
     """Yield every selected file once, in sorted order, and every skip.
 
-    A folder that cannot be read is yielded as a ``Found`` with an ``error``
-    (the run fails, keeping the previous output) rather than dropped, which
-    would delete its outputs.  A layout that selects nothing is a LoadError:
-    a run of zero files is a wrong path, not a success.
+    A layout computed by code (``selected``: an extension project's) yields
+    its selection as it is. A folder that cannot be read is yielded as a
+    ``Found`` with an ``error`` (the run fails, keeping the previous output)
+    rather than dropped, which would delete its outputs.  A layout that
+    selects nothing is a LoadError: a run of zero files is a wrong path, not
+    a success.
     """
+    if layout.selected is not None:
+        yield from layout.selected
+        return
     seen: set[str] = set()
     selected = 0
     root_r = root.resolve()

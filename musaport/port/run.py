@@ -28,10 +28,15 @@ from musaport.rewrite.rules import Rule, RuleSet, extend, load_packs
 
 @dataclass(frozen=True)
 class Generated:
-    """What the generation step made: files by tree-relative path, and what it could not make, and why."""
+    """What the generation step made: files by tree-relative path, and what it could not make, and why.
+
+    ``results``: files the step ported itself (an extension's setup.py and
+    CMakeLists.txt); the report counts them and lists their findings.
+    """
 
     files: dict[str, bytes]
     problems: tuple[str, ...] = ()
+    results: tuple[FileResult, ...] = ()
 
 
 class GenerationStep(Protocol):
@@ -230,10 +235,13 @@ def _generated(opts: Options, config: Config, report: Report, stage: Stage) -> G
     if opts.generation is None:
         return Generated({})
     try:
-        return opts.generation.files(opts.source, report.results, OutDir(opts.out), config.layout)
+        generated = opts.generation.files(opts.source, report.results, OutDir(opts.out), config.layout)
     except BaseException:
         stage.discard()
         raise
+    report.results.extend(generated.results)
+    report.results.sort(key=lambda r: r.src)
+    return generated
 
 
 def _holds(path: Path, data: bytes) -> bool:

@@ -15,6 +15,7 @@ import fnmatch
 import hashlib
 import json
 import shutil
+import sysconfig
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -81,21 +82,27 @@ def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)
 
 
 def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
-                     passes: tuple[str, ...] = ("host", "device"), pch: bool = True) -> list[Outcome]:
+                     passes: tuple[str, ...] = ("host", "device"), pch: bool = True,
+                     torch: Path | None = None) -> list[Outcome]:
     """Check every ported TU matching ``patterns``; cached by TU and environment digest.
 
     With ``pch`` the common prelude is parsed once per pass into a precompiled
-    header that every TU starts from (see :func:`prelude_pchs`).
+    header that every TU starts from (see :func:`prelude_pchs`). ``torch``:
+    OUT is an extension's port (``run --src``), compiled against this
+    PyTorch: the OUT of a ``run --pytorch-src``, or an installed torch's
+    include folder.
     """
     if shutil.which(CLANG) is None:
         raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
     out.require_port()
     tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
-    includes = _includes(tree, source, state)
+    includes = _includes(tree, source, state) if torch is None else _extension_includes(out, source, torch)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
     env = _environment_digest(out, includes, passes + (("pch",) if pch else ()))
+    if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
+        env = hashlib.sha256((env + _environment_digest(OutDir(torch), [], ())).encode()).hexdigest()
     cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
@@ -107,12 +114,39 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
 
 
 def _includes(tree: Path, source: Path, state: Path) -> list[str]:
+    return [f"-I{d}" for d in [shim_include(), *_pytorch_dirs(tree, source, state)]]
+
+
+def _pytorch_dirs(tree: Path, source: Path, state: Path) -> list[Path]:
+    """A ported PyTorch's headers: the port, the generated headers, then the tree's own."""
     generated = config_headers(source, state / "config")
     # A tree without torchgen (a hand-made fixture tree) has no generated operator headers.
     ops = [aten_ops_headers(source, state)] if (source / "torchgen").is_dir() else []
-    dirs = [shim_include(), tree / "aten/src", tree, generated, *ops, source / "aten/src", source,
-            source / "torch/csrc/api/include"]
-    return [f"-I{d}" for d in dirs]
+    return [tree / "aten/src", tree, generated, *ops, source / "aten/src", source, source / "torch/csrc/api/include"]
+
+
+def _extension_includes(out: OutDir, source: Path, torch: Path) -> list[str]:
+    """An extension's port laid over the project's own files (see ``extension.overlay``), then ``torch``."""
+    from musaport.extension.overlay import overlay_flags
+
+    project = overlay_flags(out.tree, source, set(out.out_paths()), out.work("validate") / "overlay.json")
+    return [f"-I{shim_include()}", *project, *[f"-I{d}" for d in torch_dirs(torch)]]
+
+
+def torch_dirs(torch: Path) -> list[Path]:
+    """The PyTorch headers ``--torch`` names: an installed torch's include folder, or a ported PyTorch's OUT
+    (its port, the tree its porting_report.json names, validate's generated headers under its state)."""
+    python = Path(sysconfig.get_paths()["include"])  # torch/extension.h includes Python.h
+    if (torch / "torch/extension.h").is_file():
+        return [torch, torch / "torch/csrc/api/include", python]
+    port = OutDir(torch)
+    source = port.source()
+    if not port.report_json.is_file() or source is None:
+        raise LoadError(f"{torch}: --torch is neither a torch include folder (no torch/extension.h) "
+                        f"nor the --out of 'musaport run --pytorch-src' (no {port.report_json.name})")
+    if not (source / "aten/src/ATen").is_dir():
+        raise LoadError(f"{torch}: --torch is a port of {source}, which is not a PyTorch tree")
+    return _pytorch_dirs(port.tree, source, port.work("validate")) + [python]
 
 
 def _selected(rel: str, patterns: tuple[str, ...]) -> bool:

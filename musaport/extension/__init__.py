@@ -1,0 +1,1 @@
+"""Porting a PyTorch extension project (``musaport run --src``): selection, includes, build files."""

@@ -1,0 +1,434 @@
+"""An extension's build files: setup.py to torch_musa's builder, CMake source lists to the renamed files.
+
+``setup.py`` builds CUDA code with ``torch.utils.cpp_extension``
+(``CUDAExtension``, ``BuildExtension``, ``CUDA_HOME``, an ``nvcc`` entry in
+``extra_compile_args``). torch_musa's ``torch_musa.utils.musa_extension``
+offers ``MUSAExtension``, ``BuildExtension`` and ``MUSA_HOME`` and reads the
+MUSA compiler's flags from an ``mcc`` entry, so those names move there;
+``CppExtension`` and the rest stay with torch. Python is read with ``ast``
+(which statement is the import, which strings are paths) and ``tokenize``
+(where each name and string is), so a comment or an unrelated string is
+never touched. ``CMakeLists.txt`` keeps its logic: only the source files it
+names follow their renames and ``WITH_CUDA``/``USE_CUDA`` become
+``WITH_MUSA``/``USE_MUSA``, as in the ported code. Everything that only a
+person can port (CMake's CUDA language, ``find_package(CUDA)``,
+architectures, nvcc flags, ``torch.cuda`` checks) is reported with its
+``file:line`` and left as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+
+from musaport.extension.includes import follow_path, join
+from musaport.port.file import FileResult, provenance, sha256
+from musaport.rewrite.apply import Finding
+from musaport.rewrite.transforms import rename_path
+
+BUILD_FILES = ("setup.py", "CMakeLists.txt")
+TORCH_BUILDER = "torch.utils.cpp_extension"
+MUSA_BUILDER = "torch_musa.utils.musa_extension"
+# torch's CUDA builder names → torch_musa's (its public API: MUSAExtension, BuildExtension, MUSA_HOME).
+MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtension", "CUDA_HOME": "MUSA_HOME"}
+# extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc'.
+COMPILER_KEYS = {"nvcc": "mcc"}
+_GUARD = re.compile(r"(?:(?<=-D)|\b)(WITH|USE)_CUDA\b")  # also in a -DWITH_CUDA flag
+_SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
+_CMAKE_PREFIX = re.compile(
+    r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
+_CMAKE_COMMENT = re.compile(r"\"(?:\\.|[^\"\\])*\"|#\[(=*)\[.*?\]\1\]|#[^\n]*", re.S)
+_CMAKE_ARG = re.compile(r"\"(?:\\.|[^\"\\])*\"|[^\s()\"#;]+")
+_CMAKE_INCLUDES = re.compile(r"\b(target_)?include_directories\s*\(([^)]*)\)", re.I)
+_CMAKE_KEYWORDS = {"SYSTEM", "BEFORE", "AFTER", "PUBLIC", "PRIVATE", "INTERFACE"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Build logic that only a person can port: reported with file:line, never rewritten."""
+
+    id: str
+    pattern: re.Pattern[str]
+    message: str
+
+
+NVCC_FLAGS = Flag("build-nvcc-flags", re.compile(
+    r"--expt-relaxed-constexpr|--expt-extended-lambda|-gencode\b|--generate-code\b|-arch=sm_\d+|--use_fast_math"
+    r"|-Xcompiler\b|-Xptxas\b|-ccbin\b|\bsm_\d+\b|\bcompute_\d+\b|-D__CUDA_NO_\w+"),
+    "nvcc-specific flag; choose the MUSA compiler's (mcc) equivalent by hand")
+CMAKE_FLAGS = (
+    Flag("cmake-cuda-language", re.compile(r"\benable_language\s*\(\s*CUDA\b|\bLANGUAGES?\b[^)\n]*\bCUDA\b", re.I),
+         "CMake's CUDA language compiles with nvcc; .mu files are built by the MUSA compiler (mcc)"),
+    Flag("cmake-find-cuda", re.compile(r"\bfind_package\s*\(\s*(?:CUDA|CUDAToolkit)\b", re.I),
+         "finds the CUDA toolkit; finding the MUSA toolkit (MUSA_HOME) is not guessed"),
+    Flag("cmake-cuda-architectures", re.compile(r"\b(?:CMAKE_)?CUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b"),
+         "NVIDIA architectures; choose the MUSA architectures by hand"),
+    Flag("cmake-cuda-toolchain", re.compile(
+        r"\bCMAKE_CUDA_(?!ARCHITECTURES)\w+|\bCUDA_NVCC_FLAGS\b|\bCUDA_SEPARABLE_COMPILATION\b"
+        r"|\bCUDA_RESOLVE_DEVICE_SYMBOLS\b|\bCUDA_TOOLKIT_ROOT_DIR\b|\bCUDAToolkit_\w+"),
+         "a setting of the CUDA toolchain (nvcc); it has no effect on the MUSA build"),
+    Flag("cmake-cuda-targets", re.compile(
+        r"\bCUDA::\w+|\bcuda_add_(?:library|executable)\b|\$<COMPILE_LANGUAGE:CUDA>|\bLANGUAGE\s+CUDA\b"),
+         "CUDA-only CMake targets or properties; link or build the MUSA counterparts by hand"),
+    NVCC_FLAGS,
+)
+TORCH_CUDA = Flag("setup-torch-cuda", re.compile(r"\btorch\.cuda\b"),
+                  "a CUDA check in the build script; decide by hand what the MUSA build tests (torch_musa's device)")
+CUDA_ENV = Flag("setup-cuda-environment", re.compile(r"^\w*CUDA\w*$"),
+                "a CUDA environment variable or setting; decide its MUSA counterpart by hand")
+QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
+                 f"a qualified use of {TORCH_BUILDER}'s CUDA builder; use {MUSA_BUILDER}'s")
+
+
+@dataclass(frozen=True)
+class Paths:
+    """The renames a build file's paths must follow: files and whole folders, and every project file."""
+
+    files: dict[str, str]
+    folders: dict[str, str]
+    known: frozenset[str]
+
+    @classmethod
+    def of(cls, renames: dict[str, str], known: frozenset[str]) -> "Paths":
+        folders: dict[str, str] = {}
+        for src, out in renames.items():
+            s, o = src.split("/")[:-1], out.split("/")[:-1]
+            for i in range(1, len(s) + 1):
+                if s[:i] != o[:i]:
+                    folders["/".join(s[:i])] = "/".join(o[:i])
+        return cls(dict(renames), folders, known)
+
+    def rename(self, value: str, base: str, loose: bool) -> str:
+        """The ported spelling of a path named relative to ``base`` (``loose``: a glob or a path fragment)."""
+        target = join(base, value) if value and "*" not in value else None
+        if target is not None and target in self.files:
+            return follow_path(value, self.files[target])
+        if target is not None and target in self.folders:
+            return follow_path(value, self.folders[target])
+        return _loose(value) if loose or "*" in value else value
+
+
+def _loose(value: str) -> str:
+    """A path fragment or glob: ``cuda`` folders and ``.cu``/``.cuh`` names renamed as the port renames them."""
+    parts = value.split("/")
+    parts = ["musa" if p == "cuda" else p for p in parts[:-1]] + parts[-1:]
+    last = parts[-1]
+    if last == "cuda" or re.search(r"\.cuh?$", last):
+        parts[-1] = rename_path(last)
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class Ported:
+    """A build file's new text, the rules that changed it, and what a person must review."""
+
+    text: str
+    fired: dict[str, int]
+    findings: tuple[Finding, ...]
+
+
+class _Edits:
+    """Edits (start, end, new, rule) and findings, applied back to front."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.edits: list[tuple[int, int, str, str]] = []
+        self.findings: list[Finding] = []
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+    def offset(self, line: int, col: int) -> int:
+        return self.starts[line - 1] + col
+
+    def line(self, pos: int) -> int:
+        return bisect_right(self.starts, pos)
+
+    def edit(self, start: int, end: int, new: str, rule: str) -> None:
+        if new != self.text[start:end]:
+            self.edits.append((start, end, new, rule))
+
+    def flag(self, flag: Flag, pos: int, text: str) -> None:
+        self.findings.append(Finding(flag.id, self.line(pos), text, flag.message))
+
+    def result(self) -> Ported:
+        text, fired = self.text, {}
+        for start, end, new, rule in sorted(self.edits, reverse=True):
+            text = text[:start] + new + text[end:]
+            fired[rule] = fired.get(rule, 0) + 1
+        first: dict[tuple[str, int], Finding] = {}
+        for f in sorted(self.findings, key=lambda f: (f.line, f.rule)):
+            first.setdefault((f.rule, f.line), f)  # one finding per rule and line
+        return Ported(text, dict(sorted(fired.items())), tuple(first.values()))
+
+
+def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
+    """setup.py built with torch_musa's extension builder; raises SyntaxError when it is not Python."""
+    tree = ast.parse(text)
+    edits = _Edits(text)
+    covered = [_import_edit(node, edits) for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER]
+    path_args = _path_arguments(tree)
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    for i, tok in enumerate(tokens):
+        start, end = edits.offset(*tok.start), edits.offset(*tok.end)
+        if any(s <= start < e for s, e in covered if s >= 0):
+            continue
+        before = tokens[i - 1].string if i else ""
+        after = tokens[i + 1].string if i + 1 < len(tokens) else ""
+        if tok.type == tokenize.NAME:
+            _setup_name(tok.string, before, after, start, end, edits)
+            if tok.string == "torch" and after == "." and i + 2 < len(tokens) and tokens[i + 2].string == "cuda":
+                edits.flag(TORCH_CUDA, start, _line_text(text, start))
+        elif tok.type == tokenize.STRING:
+            _setup_string(tok.string, (before, after), tok.start in path_args, start, end, folder, paths, edits)
+    return edits.result()
+
+
+def _import_edit(node: ast.ImportFrom, edits: _Edits) -> tuple[int, int]:
+    """``from torch.utils.cpp_extension import ...``: the CUDA builder's names come from torch_musa's."""
+    start = edits.offset(node.lineno, _col(edits.text, edits.offset(node.lineno, 0), node.col_offset))
+    end = edits.offset(node.end_lineno or node.lineno,
+                       _col(edits.text, edits.offset(node.end_lineno or node.lineno, 0), node.end_col_offset or 0))
+    moved = [a for a in node.names if a.name in MUSA_NAMES]
+    if not moved:
+        return (-1, -1)
+    kept = [a for a in node.names if a.name not in MUSA_NAMES]
+    newline = "\r\n" if "\r\n" in edits.text else "\n"
+    indent = " " * node.col_offset
+    lines = [f"from {TORCH_BUILDER} import {_aliases(kept)}"] if kept else []
+    lines.append(f"from {MUSA_BUILDER} import {_aliases(moved, MUSA_NAMES)}")
+    edits.edit(start, end, (newline + indent).join(lines), "setup-builder-imports")
+    return (start, end)
+
+
+def _aliases(names: list[ast.alias], renames: dict[str, str] | None = None) -> str:
+    renames = renames or {}
+    return ", ".join(renames.get(a.name, a.name) + (f" as {a.asname}" if a.asname else "") for a in names)
+
+
+def _col(text: str, line_start: int, byte_col: int) -> int:
+    """ast's UTF-8 byte column as a character column."""
+    line = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
+    return len(line.encode("utf-8", "surrogateescape")[:byte_col].decode("utf-8", "surrogateescape"))
+
+
+def _setup_name(name: str, before: str, after: str, start: int, end: int, edits: _Edits) -> None:
+    """A Python name: the builder's CUDA names, and ``nvcc=`` as a keyword of ``extra_compile_args``."""
+    if name in MUSA_NAMES and before != ".":
+        edits.edit(start, end, MUSA_NAMES[name], "setup-builder-names")
+    elif name in MUSA_NAMES:
+        edits.flag(QUALIFIED, start, _line_text(edits.text, start))
+    elif name in COMPILER_KEYS and after == "=" and before in ("(", ","):
+        edits.edit(start, end, COMPILER_KEYS[name], "setup-compiler-key")
+
+
+def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start: int, end: int, folder: str,
+                  paths: Paths, edits: _Edits) -> None:
+    """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report."""
+    prefix = re.match(r"[A-Za-z]*", token).group(0)  # type: ignore[union-attr]
+    rest = token[len(prefix) :]
+    quote = rest[:3] if rest.startswith(('"""', "'''")) else rest[0]
+    body = token[len(prefix) + len(quote) : len(token) - len(quote)]
+    if "f" in prefix.lower() or "b" in prefix.lower() or "\\" in body:
+        return
+    for m in NVCC_FLAGS.pattern.finditer(body):
+        edits.flag(NVCC_FLAGS, start, m.group(0))
+    if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body):
+        edits.flag(CUDA_ENV, start, body)
+    new, rule = body, ""
+    if body in COMPILER_KEYS and (around[1] == ":" or around == ("[", "]")):
+        new, rule = COMPILER_KEYS[body], "setup-compiler-key"
+    elif _GUARD.search(body):
+        new, rule = _GUARD.sub(r"\1_MUSA", body), "build-with-musa"
+    elif len(quote) == 1 and not re.search(r"\s", body) and (in_path_call or "/" in body or _SOURCE.search(body)):
+        new, rule = paths.rename(body, folder, loose=in_path_call), "build-source-paths"
+    if new != body:
+        edits.edit(start, end, f"{prefix}{quote}{new}{quote}", rule)
+
+
+_PATH_CALLS = frozenset({"join", "glob", "iglob", "Path", "PurePath", "PurePosixPath"})
+# Calls that, applied to __file__ or a folder variable, stand for the script's own folder.
+_FOLDER_CALLS = frozenset({"dirname", "abspath", "realpath", "Path", "resolve", "str"})
+
+
+def _path_arguments(tree: ast.AST) -> frozenset[tuple[int, int]]:
+    """Where the strings are that a script uses as path parts: arguments of ``os.path.join``, ``glob``, ``Path``
+    and operands of ``/`` on paths (positions as tokenize gives them, character columns)."""
+    found = set()
+    for node in ast.walk(tree):
+        parts: list[ast.expr] = []
+        if isinstance(node, ast.Call) and _callee(node.func) in _PATH_CALLS:
+            parts = list(node.args)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            parts = [node.left, node.right]
+        found.update((p.lineno, p.col_offset) for p in parts
+                     if isinstance(p, ast.Constant) and isinstance(p.value, str))
+    return frozenset(found)
+
+
+def _callee(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _line_text(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start : end if end != -1 else len(text)].strip()
+
+
+def port_cmake(text: str, folder: str, paths: Paths) -> Ported:
+    """CMakeLists.txt with its source lists following the renames; CUDA-only logic reported."""
+    code = _cmake_code(text)
+    edits = _Edits(text)
+    for flag in CMAKE_FLAGS:
+        for m in flag.pattern.finditer(code):
+            edits.flag(flag, m.start(), _line_text(text, m.start()))
+    for m in _CMAKE_ARG.finditer(code):
+        quoted = m.group(0).startswith('"')
+        value = m.group(0)[1:-1] if quoted else m.group(0)
+        new, rule = _cmake_value(value, folder, paths)
+        if new != value:
+            edits.edit(m.start(), m.end(), f'"{new}"' if quoted else new, rule)
+    return edits.result()
+
+
+def _cmake_code(text: str) -> str:
+    """CMake text with comments blanked (quoted arguments kept), newlines kept."""
+    return _CMAKE_COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else re.sub(r"[^\n]", " ", m.group(0)),
+                              text)
+
+
+def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
+    """One CMake argument: a guard macro, or a path (behind a source-dir variable or relative to the file)."""
+    if _GUARD.search(value):
+        return _GUARD.sub(r"\1_MUSA", value), "build-with-musa"
+    if "${" in value and not _CMAKE_PREFIX.match(value):
+        return value, ""
+    prefix_m = _CMAKE_PREFIX.match(value)
+    prefix = prefix_m.group(0) if prefix_m else ""
+    rest = value[len(prefix) :]
+    base = "" if prefix_m and prefix_m.group(1) in ("PROJECT_SOURCE_DIR", "CMAKE_SOURCE_DIR") else folder
+    pathish = bool(prefix) or "/" in rest or bool(_SOURCE.search(rest)) or "*" in rest or \
+        join(base, rest) in paths.folders
+    if not pathish or not rest:
+        return value, ""
+    return prefix + paths.rename(rest, base, loose=False), "build-source-paths"
+
+
+def declared_include_dirs(root: Path, rel: str) -> list[str]:
+    """The project folders a build file puts on the include path (root-relative; "" is the root)."""
+    try:
+        text = (root / rel).read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return []
+    folder = rel.rpartition("/")[0]
+    values = _setup_include_dirs(text) if rel.endswith(".py") else _cmake_include_dirs(text, folder)
+    found = []
+    for base, value in values:
+        path = join(base if base is not None else folder, value)
+        if path is not None:
+            found.append("" if path == "." else path)
+    return found
+
+
+def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
+    """Paths in setup.py's ``include_dirs`` (keyword, assignment, append/extend), evaluated where simple."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    env = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+           for t in n.targets if isinstance(t, ast.Name)}
+    exprs: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "include_dirs":
+            exprs.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id.endswith("include_dirs") for t in targets):
+                exprs.append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) and \
+                node.func.value.id.endswith("include_dirs"):
+            exprs.extend(node.args)
+    return [(None, v) for e in exprs for v in _paths(e, env, 0) if v is not None]
+
+
+def _paths(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> list[str | None]:
+    """The paths a simple expression stands for; a name of a folder variable counts as the script's folder."""
+    if depth > 8:
+        return [None]
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return [p for e in expr.elts for p in _paths(e, env, depth + 1)]
+    return [_path(expr, env, depth)]
+
+
+def _path(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> str | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    if isinstance(expr, ast.Name):
+        return _path(env[expr.id], env, depth + 1) if expr.id in env and depth < 8 else ""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return _joined([_path(expr.left, env, depth + 1), _path(expr.right, env, depth + 1)])
+    if isinstance(expr, ast.Call) and _callee(expr.func) == "join":
+        return _joined([_path(a, env, depth + 1) for a in expr.args])
+    if isinstance(expr, ast.Call) and _callee(expr.func) in _FOLDER_CALLS:
+        return _path(expr.args[0], env, depth + 1) if _callee(expr.func) == "str" and expr.args else ""
+    if isinstance(expr, ast.Attribute) and expr.attr == "parent":
+        return ""
+    return None
+
+
+def _joined(parts: list[str | None]) -> str | None:
+    if any(p is None for p in parts):
+        return None
+    return "/".join(p for p in parts if p) or "."  # type: ignore[misc]
+
+
+def _cmake_include_dirs(text: str, folder: str) -> list[tuple[str | None, str]]:
+    found: list[tuple[str | None, str]] = []
+    for m in _CMAKE_INCLUDES.finditer(_cmake_code(text)):
+        args = [a.strip('"') for a in _CMAKE_ARG.findall(m.group(2))]
+        args = args[1:] if m.group(1) else args
+        for arg in args:
+            arg = re.sub(r"^\$<BUILD_INTERFACE:(.*)>$", r"\1", arg)
+            if arg in _CMAKE_KEYWORDS:
+                continue
+            prefix = _CMAKE_PREFIX.match(arg)
+            if prefix:
+                top = prefix.group(1) in ("PROJECT_SOURCE_DIR", "CMAKE_SOURCE_DIR")
+                found.append(("" if top else folder, arg[prefix.end() :] or "."))
+            elif "$" not in arg:
+                found.append((folder, arg))
+    return found
+
+
+def port_build_file(root: Path, rel: str, out: str, paths: Paths) -> FileResult:
+    """One build file as a FileResult like every ported file (provenance line, findings with lines).
+
+    Raises SyntaxError (setup.py that is not Python) and OSError (unreadable).
+    """
+    data = (root / rel).read_bytes()
+    digest = sha256(data)
+    text = data.decode("utf-8", "surrogateescape")
+    folder = rel.rpartition("/")[0]
+    ported = port_setup_py(text, folder, paths) if rel.endswith(".py") else port_cmake(text, folder, paths)
+    if ported.text == text:
+        return FileResult(rel, out, "unchanged", digest, digest, {}, ported.findings, data=data)
+    new = _with_provenance(ported.text, rel, digest).encode("utf-8", "surrogateescape")
+    return FileResult(rel, out, "ported", digest, sha256(new), ported.fired, ported.findings, data=new)
+
+
+def _with_provenance(text: str, rel: str, digest: str) -> str:
+    """The provenance line as a ``#`` comment, after a shebang and an encoding declaration."""
+    line = "#" + provenance(rel, digest, text)[2:]
+    lines = text.splitlines(keepends=True)
+    keep = 0
+    while keep < min(2, len(lines)) and re.match(r"#!|#.*coding[:=]", lines[keep]):
+        keep += 1
+    return "".join(lines[:keep]) + line + "".join(lines[keep:])

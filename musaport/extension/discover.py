@@ -1,0 +1,254 @@
+"""Which files of an extension project are CUDA sources, found without a layout file.
+
+An extension keeps its CUDA code wherever its authors like: ``.cu`` files
+anywhere, whole ``cuda/`` or ``gpu/`` folders, and host ``.cpp`` files that
+dispatch on ``x.is_cuda()`` or register ``TORCH_LIBRARY_IMPL(ns, CUDA, m)``.
+So the selection is computed: a cheap text test on each C++ file's code
+(comments and strings blanked), then a fixpoint that also takes every file
+including a renamed one (else its include would go stale). The result is an
+ordinary :class:`~musaport.port.layout.Layout` whose ``selected`` entries are
+the discovery itself, so the port, the cache and the report work unchanged.
+Discovery is a generator over root-relative POSIX paths that gives every skip
+its reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from musaport.errors import LoadError
+from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
+from musaport.extension.includes import Include, blank, resolve, scan_includes
+from musaport.port.layout import Folder, Found, Layout, Skipped
+from musaport.rewrite.transforms import rename_dirs, rename_path
+
+CUDA_SUFFIXES = (".cu", ".cuh")
+MUSA_SUFFIXES = (".mu", ".muh")
+CHECKED_SUFFIXES = (".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh", ".inl")
+SOURCE_SUFFIXES = CUDA_SUFFIXES + MUSA_SUFFIXES + CHECKED_SUFFIXES + (".c",)
+DEVICE_FOLDERS = frozenset({"cuda", "gpu"})
+ROOT_LIKE = frozenset({"csrc", "src", "include"})
+# Folders that are never the project's CUDA sources: VCS and tool state, build output, other
+# backends' generated copies, vendored code (port that on its own).
+PRUNED = frozenset({"__pycache__", "build", "dist", "hip", "third_party", "node_modules"})
+
+# Code (comments and strings blanked) that uses CUDA or PyTorch's CUDA layer.
+_CUDA_USE = re.compile(
+    r"(?<![\w])(?:"
+    r"cuda[A-Z_]\w*|CUDART_\w+|CUDA_VERSION|__CUDACC\w*__|__CUDA_ARCH\w*__"
+    r"|(?:cublas|cusparse|cusolver|curand|cufft|cudnn|nccl)[A-Za-z_]\w*"
+    r"|(?:at|c10|torch)::cuda\b|is_cuda\b|kCUDA\b|DeviceType::CUDA\b|(?:WITH|USE)_CUDA\b"
+    r"|(?:AT|C10|TORCH)_CUDA\w*|\w*CUDA(?:Stream|Guard|Event|CachingAllocator|GeneratorImpl)\w*"
+    r"|DispatchKey::\w*CUDA\b|TORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*\w*CUDA\s*,"
+    r"|__global__|__device__"
+    r")|<<<"
+)
+_DRIVER_NAME = re.compile(r"(?<![\w])(?:cu|CU)[A-Za-z_]\w*")
+# Headers of the CUDA toolkit and of PyTorch's CUDA layer.
+_CUDA_HEADER = re.compile(
+    r"[<\"](?:cuda\w*\.h|cu(?:blas|sparse|solver|rand|fft|dnn|Complex)\w*\.h|nccl\.h|cub/|thrust/"
+    r"|ATen/cuda/|ATen/native/cuda/|c10/cuda/|torch/csrc/cuda/|[^>\"]*\.cuh[>\"])"
+)
+
+
+@dataclass(frozen=True)
+class Picked:
+    """A selected file: where it goes, whether it is copied as it is, and why it was taken."""
+
+    rel: str
+    out: str
+    copy_only: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The whole selection of one extension tree, and what the include rewriting needs from it."""
+
+    root: Path
+    picked: tuple[Picked, ...]
+    skipped: tuple[Skipped, ...]
+    build_files: tuple[str, ...]
+    roots: tuple[str, ...]
+    files: frozenset[str]
+    includes: tuple[tuple[str, tuple[Include, ...]], ...]
+
+    def renames(self) -> dict[str, str]:
+        """Source path → ported path, for every selected file whose path changes."""
+        return {p.rel: p.out for p in self.picked if p.out != p.rel}
+
+    def digest(self) -> str:
+        """Everything the selection decided, for the cache key: a rename change re-ports."""
+        doc = {"picked": [[p.rel, p.out, p.copy_only] for p in self.picked], "roots": list(self.roots),
+               "build": list(self.build_files), "skipped": [[s.rel, s.reason] for s in self.skipped],
+               "includes": [[rel, [i.spelling for i in incs]] for rel, incs in self.includes]}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+    def layout(self) -> Layout:
+        """The selection as a Layout: its folders guard ``--out``, ``selected`` is the discovery."""
+        found = [Found(p.rel, p.out, p.copy_only) for p in self.picked]
+        # The project root is not a ported folder: discovery never looks into --out, wherever it is.
+        folders = sorted({p.rel.rpartition("/")[0] for p in self.picked} - {""})
+        return Layout(name="extension", markers=(), copy_only=(), suffixes=SOURCE_SUFFIXES, exclude=(),
+                      folders=tuple(Folder(f, False, ("*",), f"{self.root}: discovered") for f in folders),
+                      digest=self.digest(), source=f"discovered in {self.root}",
+                      selected=tuple(sorted(found, key=lambda f: f.rel)) + self.skipped)
+
+
+def discover(root: Path, out: Path | None = None) -> Discovery:
+    """Select the CUDA sources of the extension tree ``root`` (``out`` is never looked into)."""
+    if not root.is_dir():
+        raise LoadError(f"{root}: --src is not a directory")
+    files: list[str] = []
+    skipped: list[Skipped] = []
+    for item in walk(root, out):
+        (files.append(item) if isinstance(item, str) else skipped.append(item))
+    texts = {rel: _read(root / rel) for rel in files if rel.endswith(SOURCE_SUFFIXES)}
+    includes = {rel: scan_includes(text) for rel, text in texts.items() if text is not None}
+    builds = tuple(rel for rel in files if rel.rpartition("/")[2] in BUILD_FILES)
+    roots = include_roots(root, files, builds)
+    picked, passed = _select(texts, includes, roots, frozenset(files))
+    return Discovery(root, picked, tuple(sorted(skipped + passed, key=lambda s: s.rel)), builds, roots,
+                     frozenset(files), tuple((p.rel, includes.get(p.rel, ())) for p in picked))
+
+
+def walk(root: Path, out: Path | None = None, start: str = "") -> Iterator[str | Skipped]:
+    """Root-relative POSIX paths of every file, sorted; pruned folders and odd links as skips."""
+    try:
+        entries = sorted(os.scandir(root / start if start else root), key=lambda e: e.name)
+    except OSError as exc:
+        yield Skipped(start or ".", f"cannot list: {exc.strerror or exc}", warn=True)
+        return
+    out_r = out.resolve() if out is not None else None
+    for entry in entries:
+        rel = f"{start}/{entry.name}" if start else entry.name
+        if entry.is_symlink():
+            reason = _link_problem(root, Path(entry.path))
+            if reason:
+                yield Skipped(rel, reason, warn=True)
+                continue
+        if entry.is_dir(follow_symlinks=False):
+            reason = _pruned(entry.name, Path(entry.path), out_r)
+            if reason:
+                yield Skipped(rel + "/", reason)
+            else:
+                yield from walk(root, out, rel)
+        elif entry.is_file():
+            yield rel
+
+
+def _pruned(name: str, path: Path, out: Path | None) -> str:
+    """Why a folder is not searched ('' when it is)."""
+    if out is not None and path.resolve() == out:
+        return "the --out folder"
+    if name.startswith("."):
+        return "hidden folder"
+    if name in PRUNED or name.endswith(".egg-info"):
+        return f"{name}/ is build output, another backend's copy or vendored code"
+    return ""
+
+
+def _link_problem(root: Path, path: Path) -> str:
+    """A symlink is followed only to a file inside the tree."""
+    target = path.resolve()
+    if not target.is_relative_to(root.resolve()):
+        return f"symlink to {target} outside the source tree (not followed)"
+    if not target.is_file():
+        return "symlink to something that is not a file (not followed)"
+    return ""
+
+
+def _read(path: Path) -> str | None:
+    """The text of a source file, or None when it cannot be read (the port then fails it loudly)."""
+    try:
+        return path.read_bytes().decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+
+
+def cuda_evidence(text: str, vocabulary: frozenset[str] = frozenset()) -> str:
+    """The first sign, in code, that a C++ file uses CUDA or PyTorch's CUDA layer ('' when none).
+
+    Comments and strings are blanked first, so ``// no cudaMalloc here`` and
+    ``"cuda"`` are not evidence; an include of a CUDA header is.
+    """
+    code = blank(text)
+    hits = [(m.start(), m.group(0)) for m in (_CUDA_USE.search(code), _CUDA_HEADER.search(blank(text, strings=False)))
+            if m]
+    hits += [(m.start(), m.group(0)) for m in _DRIVER_NAME.finditer(code) if m.group(0) in vocabulary][:1]
+    if not hits:
+        return ""
+    pos, what = min(hits)
+    line = text.count("\n", 0, pos) + 1
+    shown = what if what == "<<<" else " ".join(what.strip(_DELIMITERS).split())
+    return f"uses CUDA: {shown} (line {line})"
+
+
+_DELIMITERS = "<>\""
+
+
+def _select(texts: dict[str, str | None], includes: dict[str, tuple[Include, ...]], roots: tuple[str, ...],
+            files: frozenset[str]) -> tuple[tuple[Picked, ...], list[Skipped]]:
+    """Pick by suffix, folder and code; then, until nothing changes, every file including a renamed one."""
+    vocabulary = _vocabulary()
+    picked: dict[str, Picked] = {}
+    rest: dict[str, str] = {}
+    for rel, text in sorted(texts.items()):
+        reason = _reason(rel, text, vocabulary)
+        if reason:
+            copy = rel.endswith(MUSA_SUFFIXES)
+            picked[rel] = Picked(rel, rename_dirs(rel) if copy else rename_path(rel), copy, reason)
+        elif rel.endswith(CHECKED_SUFFIXES):
+            rest[rel] = "no CUDA or PyTorch-CUDA API in its code"
+    changed = True
+    while changed:
+        changed = False
+        renamed = {p.rel for p in picked.values() if p.out != p.rel}
+        for rel in sorted(rest):
+            hit = next((i for i in includes.get(rel, ()) if resolve(i, rel, roots, files) in renamed), None)
+            if hit is not None:
+                picked[rel] = Picked(rel, rename_path(rel), False, f"includes {hit.spelling}, which the port renames")
+                del rest[rel]
+                changed = True
+    skipped = [Skipped(rel, why) for rel, why in sorted(rest.items())]
+    return tuple(picked[rel] for rel in sorted(picked)), skipped
+
+
+def _reason(rel: str, text: str | None, vocabulary: frozenset[str]) -> str:
+    """Why ``rel`` is a CUDA source ('' when it is not one)."""
+    if rel.endswith(CUDA_SUFFIXES):
+        return "CUDA source"
+    if rel.endswith(MUSA_SUFFIXES):
+        return "hand-written MUSA source (copied)"
+    folder = next((p for p in rel.split("/")[:-1] if p in DEVICE_FOLDERS), "")
+    if folder:
+        return f"in a {folder}/ folder"
+    if text is None:
+        return "cannot be read (the port reports it)" if rel.endswith(CHECKED_SUFFIXES) else ""
+    return cuda_evidence(text, vocabulary) if rel.endswith(CHECKED_SUFFIXES) else ""
+
+
+def _vocabulary() -> frozenset[str]:
+    from musaport.resources import parse_vocabulary, vocabulary_file
+
+    return parse_vocabulary(vocabulary_file().read_bytes())
+
+
+def include_roots(root: Path, files: list[str], builds: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders bracketed includes are relative to, in search order.
+
+    First what the build files name (setup.py's ``include_dirs``, CMake's
+    ``include_directories``), then the project root, then ``csrc``-like
+    folders (``csrc``, ``src``, ``include``), shallow ones first.
+    """
+    folders = {f.rpartition("/")[0] for f in files}
+    folders |= {"/".join(f.split("/")[:i]) for f in list(folders) for i in range(1, f.count("/") + 1)}
+    declared = [d for b in builds for d in declared_include_dirs(root, b) if d == "" or d in folders]
+    like = sorted((f for f in folders if f and f.rpartition("/")[2] in ROOT_LIKE), key=lambda f: (f.count("/"), f))
+    return tuple(dict.fromkeys([*declared, "", *like]))

@@ -1,0 +1,106 @@
+"""``musaport run --src``: an extension project ported with the same engine as PyTorch.
+
+The discovered selection becomes the run's layout, the include rename map
+becomes rules appended to the packs (bundled, then ``rules/extension/``),
+and :class:`ExtensionFiles` is the run's generation step: it ports the build
+files (``setup.py``, ``CMakeLists.txt``) and writes the CMake source lists.
+A project is not PyTorch, so there is no ``native_functions.yaml`` and no
+registration is generated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from musaport.extension.buildfiles import Paths, port_build_file
+from musaport.extension.discover import Discovery, discover
+from musaport.extension.includes import follow_rules, include_tables
+from musaport.ops.emit_cmake import sources_cmake
+from musaport.ops.emit_registration import header
+from musaport.outdir import CMAKE_FILE, OutDir
+from musaport.port import cache
+from musaport.port.file import FileResult
+from musaport.port.layout import Layout
+from musaport.port.run import Config, Generated, Options
+from musaport.resources import parse_vocabulary, vocabulary_file
+from musaport.rewrite.rules import Rule, extend, load_packs
+from musaport.rewrite.transforms import rename_dirs
+
+
+@dataclass(frozen=True)
+class ExtensionFiles:
+    """The generation step of an extension run: ported build files and the CMake source lists."""
+
+    discovery: Discovery
+
+    def extra_rules(self) -> list[Rule]:
+        """The include rename map of this tree, as rules in include context."""
+        d = self.discovery
+        return follow_rules(include_tables(d.includes, d.renames(), d.roots, d.files),
+                            f"{d.root}: computed from the discovered files")
+
+    def describe(self, source: Path, layout: Layout) -> str:
+        """The build files' size and mtime: a changed setup.py is ported again."""
+        h = hashlib.sha256()
+        for rel in self.discovery.build_files:
+            try:
+                st = (source / rel).stat()
+            except OSError:
+                continue
+            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        return f"extension\0{h.hexdigest()}"
+
+    def prepare(self, source: Path, out: OutDir) -> None:
+        """Nothing runs in the background for an extension."""
+
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> Generated:
+        """The ported build files and musaport_sources.cmake; a build file that cannot be read or parsed is a
+        problem (the run exits 1), never a guess."""
+        d = self.discovery
+        paths = Paths.of(d.renames(), d.files)
+        ported, problems = [], []
+        for rel in d.build_files:
+            try:
+                ported.append(port_build_file(source, rel, rename_dirs(rel), paths))
+            except SyntaxError as exc:
+                problems.append(f"{rel}:{exc.lineno or 0}: not ported: cannot be read as Python ({exc.msg})")
+            except (OSError, UnicodeError) as exc:
+                problems.append(f"{rel}: not ported: cannot be read ({exc})")
+        files = {r.out: r.data or b"" for r in ported}
+        outs = [r.out for r in results if r.status != "failed"]
+        roots = tuple(rename_dirs(f"{r}/x").rpartition("/")[0] if r else "" for r in d.roots)
+        lists = sources_cmake(outs, [], header(f"the port of {source.name}"), include_dirs=roots)
+        files[CMAKE_FILE] = lists.encode()
+        return Generated(dict(sorted(files.items())), tuple(problems),
+                         tuple(_without_data(r) for r in ported))
+
+
+def _without_data(result: FileResult) -> FileResult:
+    return replace(result, data=None)
+
+
+def extension_config(opts: Options, discovery: Discovery) -> Config:
+    """Like ``port.run.load_config``, with the discovered layout.
+
+    The layout's digest is the discovery's (selection, renames, include
+    roots, each file's includes), so the cache key changes whenever the
+    rename map does, and every file is ported again with the new map.
+    """
+    layout = discovery.layout()
+    rules = load_packs(opts.packs, compile=False)
+    if opts.generation is not None:
+        rules = extend(rules, opts.generation.extra_rules())
+    raw = vocabulary_file().read_bytes()
+    key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
+    return Config(layout, rules, parse_vocabulary(raw), key)
+
+
+def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int) -> tuple[Options, Config]:
+    """Options and config of ``musaport run --src SOURCE``; a bad tree is a LoadError."""
+    discovery = discover(source, out)
+    # The layout is discovered, not read from a file: ``layout`` names the tree it was discovered in.
+    opts = Options(source=source, out=out, layout=source, packs=packs, jobs=jobs,
+                   generation=ExtensionFiles(discovery))
+    return opts, extension_config(opts, discovery)
