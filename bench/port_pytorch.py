@@ -54,7 +54,7 @@ def written(stdout: str) -> int:
     """The 'written' column of musaport's summary table."""
     for line in stdout.splitlines():
         cells = [c.strip() for c in line.strip("│ ").split("│")]
-        if len(cells) == 8 and cells[0].isdigit():
+        if len(cells) == 9 and cells[0].isdigit():
             return int(cells[6])
     raise SystemExit("could not read the summary table:\n" + stdout)
 

@@ -212,10 +212,10 @@ def _summary(report: Report, opts: Options) -> None:
     c = summary["counts"]
     out = console()
     table = Table(title=f"musaport {__version__}: {opts.source}", title_justify="left")
-    for col in ("files", "ported", "unchanged", "copied", "failed", "skipped", "written", "reused"):
+    for col in ("files", "ported", "unchanged", "copied", "failed", "skipped", "written", "removed", "reused"):
         table.add_column(col, justify="right")
     table.add_row(*(str(v) for v in (c["total"], c["ported"], c["unchanged"], c["copied"], c["failed"],
-                                     c["skipped"], report.written, report.reused)))
+                                     c["skipped"], report.written, report.removed, report.reused)))
     out.print(table)
     if summary["unmapped_top"]:
         top = ", ".join(f"{name} ({count})" for name, count in summary["unmapped_top"])
