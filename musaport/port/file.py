@@ -36,10 +36,8 @@ _CUDA_API = re.compile(
 
 # Every vocabulary name and every _CUDA_API spelling starts with one of these.
 # CUTLASS and CuTe are found by their namespaces and counted per first member (cutlass::gemm).
-_CANDIDATE = re.compile(
-    r"(?:cutlass|cute)::\w+"
-    r"|(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nvrtc|NVRTC|nvtx|NVTX|nvjpeg|NVJPEG|nvml|NVML|npp|NPP|Npp)\w*"
-)
+_CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp)\w*")
+_MEMBER = re.compile(r"::\w+")
 
 # The library families an unmapped name belongs to, by spelling; the first match wins.
 FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -142,6 +140,9 @@ def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None =
         name = m.group(0)
         if m.start() and _is_word(code[m.start() - 1]):
             continue
+        if name in ("cutlass", "cute"):
+            member = _MEMBER.match(code, m.end())
+            name += member.group(0) if member else ""
         if name in vocabulary or _CUDA_API.fullmatch(name):
             found.append((name, m.start()))
     if not found:
@@ -187,7 +188,7 @@ def declared_names(text: str, code: str, names: set[str] | frozenset[str]) -> se
     # Preprocessor lines neither declare (macro bodies) nor border a declaration.
     pieces, pos = [], 0
     for m in _DIRECTIVE_LINE.finditer(text):
-        pieces += [code[pos : m.start()], re.sub(r"[^\n]", " ", m.group(0))]
+        pieces += [code[pos : m.start()], "\n".join(" " * len(line) for line in m.group(0).split("\n"))]
         pos = m.end()
     code = "".join(pieces) + code[pos:]
     ident = re.compile(r"(?<![\w])(?:" + "|".join(sorted(map(re.escape, rest))) + r")(?![\w])")
