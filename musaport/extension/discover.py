@@ -26,6 +26,7 @@ from musaport.errors import LoadError
 from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
 from musaport.extension.includes import Include, blank, resolve, scan_includes
 from musaport.port.layout import Folder, Found, Layout, Skipped
+from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import rename_dirs, rename_path
 
 CUDA_SUFFIXES = (".cu", ".cuh")
@@ -235,8 +236,6 @@ def _reason(rel: str, text: str | None, vocabulary: frozenset[str]) -> str:
 
 
 def _vocabulary() -> frozenset[str]:
-    from musaport.resources import parse_vocabulary, vocabulary_file
-
     return parse_vocabulary(vocabulary_file().read_bytes())
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from musaport import children, jsoncache
 from musaport.errors import LoadError
+from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
@@ -127,8 +128,6 @@ def _pytorch_dirs(tree: Path, source: Path, state: Path) -> list[Path]:
 
 def _extension_includes(out: OutDir, source: Path, torch: Path) -> list[str]:
     """An extension's port laid over the project's own files (see ``extension.overlay``), then ``torch``."""
-    from musaport.extension.overlay import overlay_flags
-
     project = overlay_flags(out.tree, source, set(out.out_paths()), out.work("validate") / "overlay.json")
     return [f"-I{shim_include()}", *project, *[f"-I{d}" for d in torch_dirs(torch)]]
 
