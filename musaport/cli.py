@@ -21,7 +21,7 @@ from musaport.outdir import OutDir
 from musaport.port.report import Report
 from musaport.port.run import Options, load_config, run
 from musaport.resources import default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack
-from musaport.rewrite.rules import load_packs
+from musaport.rewrite.packs import load_packs
 
 
 def console(stderr: bool = False):

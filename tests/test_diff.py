@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURE_TREE, musaport
 from musaport.diff.files import DiffLine, file_diff, final_ranges, unified
 from musaport.resources import default_packs
-from musaport.rewrite.rules import load_packs
+from musaport.rewrite.packs import load_packs
 
 RULES = load_packs(default_packs())
 SNIPPET = b"""#include <cuda_runtime.h>

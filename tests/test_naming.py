@@ -14,7 +14,7 @@ from conftest import CACHE
 from musaport.cpp.parser import parse
 from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
 from musaport.rewrite.apply import rewrite
-from musaport.rewrite.rules import load_packs
+from musaport.rewrite.packs import load_packs
 from musaport.rewrite.transforms import systematic
 from musaport.validate.buildenv import aten_ops_headers, config_headers
 

@@ -6,7 +6,7 @@ import pytest
 
 from musaport.port.file import PROVENANCE, port_bytes
 from musaport.resources import default_packs, parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import load_packs
+from musaport.rewrite.packs import load_packs
 
 RULES = load_packs(default_packs())
 VOCAB = parse_vocabulary(vocabulary_file().read_bytes())

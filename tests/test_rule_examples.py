@@ -12,7 +12,8 @@ import pytest
 from musaport.cpp.parser import parse
 from musaport.resources import data_dir, default_packs, extension_packs
 from musaport.rewrite.apply import rewrite
-from musaport.rewrite.rules import Rule, RuleSet, load_packs
+from musaport.rewrite.rules import Rule, RuleSet
+from musaport.rewrite.packs import load_packs
 
 OPTIONAL = sorted((data_dir("rules") / "optional").glob("*.yaml"))
 DEFAULT = load_packs(default_packs())

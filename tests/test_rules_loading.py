@@ -8,7 +8,7 @@ import pytest
 
 from musaport.port.layout import load_layout
 from musaport.rewrite.needles import needles
-from musaport.rewrite.rules import load_packs
+from musaport.rewrite.packs import load_packs
 from musaport.errors import LoadError
 
 GOOD_RULE = """  - id: ok

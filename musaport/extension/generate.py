@@ -25,7 +25,8 @@ from musaport.port.file import FileResult
 from musaport.port.layout import Layout
 from musaport.port.run import Config, Generated, Options
 from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import Rule, extend, load_packs
+from musaport.rewrite.rules import Rule, extend
+from musaport.rewrite.packs import load_packs
 from musaport.rewrite.transforms import rename_dirs
 
 

@@ -23,7 +23,8 @@ from musaport.port.layout import Found, Layout, Skipped, check_out, check_tree, 
 from musaport.port.report import Report
 from musaport.port.stage import Stage
 from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import Rule, RuleSet, extend, load_packs
+from musaport.rewrite.rules import Rule, RuleSet, extend
+from musaport.rewrite.packs import load_packs
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,9 @@ import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
-from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE, parse
-from musaport.resources import data_dir
+from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
 from musaport.rewrite.needles import needles
 from musaport.rewrite.transforms import TRANSFORMS
 from musaport.yamlload import Fields, load_yaml
@@ -119,64 +118,6 @@ class RuleSet:
         if all(rule.compiled for rule in self.rules):
             return self
         return replace(self, rules=tuple(rule if rule.compiled else _compiled(rule) for rule in self.rules))
-
-
-def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
-    """Load packs in order; ids must be unique across all of them."""
-    rules: list[Rule] = []
-    digest = hashlib.sha256()
-    sources = []
-    seen: dict[str, str] = {}
-    users: list[Rule] = []
-    for path in paths:
-        digest.update(path.read_bytes())
-        sources.append(str(path))
-        for rule in load_pack(path, digest, compile):
-            if rule.id in seen:
-                raise LoadError(f"{rule.where}: rule id '{rule.id}' already declared at {seen[rule.id]}")
-            seen[rule.id] = rule.where
-            rules.append(rule)
-            if not _bundled(path):
-                users.append(rule)
-    ruleset = RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
-    if users:
-        check_examples(ruleset, users)
-    return ruleset
-
-
-def _bundled(path: Path) -> bool:
-    """A pack shipped with musaport (its examples are run by the test suite, not at every load)."""
-    return path.resolve().is_relative_to(data_dir("rules").resolve())
-
-
-def check_examples(ruleset: RuleSet, rules: Iterable[Rule]) -> None:
-    """Run each example of ``rules`` through the whole rule set; a wrong one is a LoadError.
-
-    A user pack's examples are its documentation: one that no longer holds
-    means the rule does something else than its author thinks.  This costs
-    compiling the rule set and lexing each example, so it runs for user packs
-    only; the bundled ones are checked by the test suite.
-    """
-    from musaport.rewrite.apply import rewrite  # apply imports this module
-
-    compiled = ruleset.compile()
-    for rule in rules:
-        for ex in rule.examples:
-            result = rewrite(parse(ex.before.encode()), compiled.rules, ex.path)
-            problem = _example_problem(rule, ex, result.text, {f.rule for f in result.findings}, result.fired)
-            if problem:
-                raise LoadError(f"{ex.where}: example of rule '{rule.id}' does not hold: {problem}")
-
-
-def _example_problem(rule: Rule, ex: Example, got: str, flagged: set[str], fired: dict[str, int]) -> str:
-    """What is wrong with one example's outcome ('' when it holds), as the test suite checks it."""
-    if got != ex.after:
-        return f"expected {ex.after!r}, got {got!r}"
-    if rule.kind == "flag" and (rule.id in flagged) != ex.flagged:
-        return f"expected flagged={ex.flagged}, got flagged={not ex.flagged}"
-    if rule.kind != "flag" and ex.before != ex.after and rule.id not in fired:
-        return "other rules produce 'after'; this rule does not fire on 'before'"
-    return ""
 
 
 def make_rule(**fields: object) -> Rule:

@@ -24,7 +24,8 @@ from musaport.cpp.parser import encode, parse
 from musaport.outdir import OutDir, write_atomic
 from musaport.port.file import port_bytes
 from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
-from musaport.rewrite.rules import RuleSet, load_packs
+from musaport.rewrite.rules import RuleSet
+from musaport.rewrite.packs import load_packs
 from musaport.validate.cpu_link import link_flags
 
 CXX = "g++"
