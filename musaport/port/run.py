@@ -130,7 +130,7 @@ def _run(opts: Options, config: Config, out: OutDir, progress: Callable[[FileRes
     if report.failed:
         stage.discard()
     else:
-        _commit(opts, config, work, fresh, report, stage, skipped)
+        _commit(opts, config, out, work, fresh, report, stage, skipped)
     timer.lap("commit")
     _write_reports(out, report)
     timer.lap("reports")
@@ -142,7 +142,7 @@ def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache
     """Port the planned files; an interruption removes the staging folder."""
     if not work.tasks:
         return []
-    context = Context(rules, vocabulary, OutDir(opts.out).tree, stage.root)
+    context = Context(rules, vocabulary, stage.out, stage.root)
     try:
         return port_all(work.tasks, context, opts.jobs, progress)
     except BaseException:
@@ -178,8 +178,8 @@ def _discover(layout: Layout, source: Path) -> tuple[list[Found], list[Skipped]]
     return found, skipped
 
 
-def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileResult], report: Report,
-            stage: Stage, skipped: list[Skipped]) -> None:
+def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh: list[FileResult],
+            report: Report, stage: Stage, skipped: list[Skipped]) -> None:
     """Stage generated files, swap everything in, drop stale outputs, save the cache.
 
     Only outputs the tool wrote are ever removed (the manifest says which);
@@ -187,11 +187,10 @@ def _commit(opts: Options, config: Config, work: cache.Plan, fresh: list[FileRes
     renames, removals, cache and reports: a run killed in between leaves it,
     so the next run re-ports everything and ``validate`` refuses the tree.
     """
-    out = OutDir(opts.out)
     for result in fresh:
         if result.staged:
             stage.adopt(result.out)
-    generated = _generated(opts, config, report, stage)
+    generated = _generated(opts, config, out, report, stage)
     report.generated = sorted(generated.files)
     report.problems = list(generated.problems)
     for rel, data in sorted(generated.files.items()):
@@ -231,12 +230,12 @@ def _stale(existing: list[str], wanted: set[str], owned: set[str]) -> tuple[list
     return [rel for rel in extra if rel in owned], [rel for rel in extra if rel not in owned]
 
 
-def _generated(opts: Options, config: Config, report: Report, stage: Stage) -> Generated:
+def _generated(opts: Options, config: Config, out: OutDir, report: Report, stage: Stage) -> Generated:
     """The generation step's files; an exception there discards the staged port."""
     if opts.generation is None:
         return Generated({})
     try:
-        generated = opts.generation.files(opts.source, report.results, OutDir(opts.out), config.layout)
+        generated = opts.generation.files(opts.source, report.results, out, config.layout)
     except BaseException:
         stage.discard()
         raise
