@@ -15,6 +15,11 @@ from musaport.cpp.parser import parse
         ("k<float><<<g, b, s, st>>>(x, n);", "musaport_launch(g, b, s, st, [&]() { k<float>(x, n); });"),
         ("ns::k<T, 4>\n  <<<dim3(n, 1), b, smem>>>(\n x);", "musaport_launch(dim3(n, 1), b, smem, 0, [&]() { ns::k<T, 4>(\n x); });"),
         ("k<<<g, b>>>(f(a, b), c[1]);", "musaport_launch(g, b, 0, 0, [&]() { k(f(a, b), c[1]); });"),
+        # inside a multi-line macro: the lines go on with '\\' around the chevrons
+        ("#define L(N) k<T, N> \\\n    <<<g, b>>>  \\\n    (x);",
+         "#define L(N) musaport_launch(g, b, 0, 0, [&]() { k<T, N>  \\\n    (x); });"),
+        ("#define H \\\n  k<A,  \\\n    B>  \\\n  <<<g, b, 0, s>>>(  \\\n   x, y);",
+         "#define H \\\n  musaport_launch(g, b, 0, s, [&]() { k<A,  \\\n    B>(  \\\n   x, y); });"),
     ],
 )
 def test_launch_becomes_a_call(before: str, after: str) -> None:

@@ -13,10 +13,14 @@ considered, so a ``<<<`` in a string or comment stays as it is.
 
 from __future__ import annotations
 
+import re
+
 from musaport.cpp.parser import Parsed, masked
 from musaport.cpp.structure import callee_start
 from musaport.cpp.text import CODE_ONLY, matching
 
+# Spaces and line continuations between a kernel's name and its ``<<<`` (macros span lines).
+_TRAILING_BLANKS = re.compile(r"(?:\s|\\(?=\n))+$")
 
 
 class LaunchError(ValueError):
@@ -37,7 +41,8 @@ def rewrite_launches(parsed: Parsed) -> str:
         args = text[config_end:call_end]
         head = start - len(callee)
         pieces.append(text[pos:head])
-        pieces.append(f"musaport_launch({', '.join(config)}, [&]() {{ {text[head:start].strip()}{args}; }})")
+        callee = _TRAILING_BLANKS.sub("", text[head:start])
+        pieces.append(f"musaport_launch({', '.join(config)}, [&]() {{ {callee}{args}; }})")
         pos = call_end
     pieces.append(text[pos:])
     return "".join(pieces)
@@ -53,8 +58,8 @@ def _launches(code: str) -> list[tuple[int, int, int, str]]:
             raise LaunchError(f"line {code.count(chr(10), 0, start) + 1}: '<<<' without '>>>'")
         config_end += 3
         paren = config_end
-        while paren < len(code) and code[paren].isspace():
-            paren += 1
+        while paren < len(code) and (code[paren].isspace() or code.startswith("\\\n", paren)):
+            paren += 1  # a launch inside a multi-line macro continues its lines with '\'
         if paren >= len(code) or code[paren] != "(":
             raise LaunchError(f"line {code.count(chr(10), 0, start) + 1}: launch without an argument list")
         close = matching(code, paren)

@@ -126,8 +126,8 @@ def _callee_before(code: str, pos: int) -> str:
 def callee_start(code: str, pos: int) -> int:
     """Where ``name<targs>`` (balanced angle brackets) before ``pos`` begins."""
     i = pos
-    while i > 0 and code[i - 1].isspace():
-        i -= 1
+    while i > 0 and (code[i - 1].isspace() or code.startswith("\\\n", i - 1)):
+        i -= 1  # spaces, and the '\' that continues a macro's line
     depth = 0
     while i > 0:
         ch = code[i - 1]
