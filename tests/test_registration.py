@@ -76,6 +76,29 @@ def test_registration_file_registers_for_privateuse1(ported_260: Path) -> None:
     assert "return at::native::abs_out(self, out);" in text
 
 
+def test_registration_calls_kernels_by_their_ported_names(ported_260: Path) -> None:
+    """TensorFactories.mu defines empty_musa (the port renames empty_cuda): the wrapper must call that,
+    or the backend does not link (found by linking the registration against the port)."""
+    text = (ported_260 / TREE / REGISTER).read_text()
+    assert "at::native::empty_musa(C10_AS_INTARRAYREF_SLOW(size)" in text
+    assert "at::native::empty_strided_musa(" in text
+    assert "at::native::empty_cuda(" not in text and "at::native::empty_strided_cuda(" not in text
+
+
+def test_ported_calls_rename_only_what_the_names_rules_rename() -> None:
+    from musaport.ops.emit_registration import ported_calls
+    from musaport.ops.records import Guard, Wrapper
+    from musaport.resources import default_packs
+    from musaport.rewrite.packs import load_packs
+    rules = load_packs(default_packs())
+    w = Wrapper("at::Tensor", "", (), Guard("none", ""), False,
+                call="at::native::empty_cuda(size, at::native::abs_out(x))", parent="at::native::structured_tril_cuda")
+    got = ported_calls(w, rules)
+    assert got.call == "at::native::empty_musa(size, at::native::abs_out(x))"
+    assert got.parent == "at::native::structured_tril_cuda"
+    assert ported_calls(w, None) is w
+
+
 @pytest.mark.parametrize("variant", ["functional", "inplace", "out"])
 def test_tril_variants_derive_from_the_structured_class(ported_260: Path, variant: str) -> None:
     text = (ported_260 / TREE / REGISTER).read_text()

@@ -9,7 +9,8 @@ translated, and the result each variant returns.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Iterable
 
@@ -17,6 +18,7 @@ from musaport import __version__
 from musaport.ops.model import Operator, OperatorModel
 from musaport.ops.records import Record, Wrapper
 from musaport.outdir import REGISTRATION
+from musaport.rewrite.rules import RuleSet
 from musaport.templates import render_template
 
 NATIVE_ROOT = "aten/src/ATen/native/"
@@ -50,10 +52,25 @@ class Registered:
         return getattr(self.signature, field)
 
 
-def registered(op: Operator, record: Record) -> Registered:
+# The at::native names a wrapper calls: its kernel function, or the structured class of its impl.
+_NATIVE_NAME = re.compile(r"\b(at::native::)(\w+)")
+
+
+def ported_calls(w: Wrapper, rules: RuleSet | None) -> Wrapper:
+    """``w`` calling kernels by the names the port gives them (``empty_cuda`` is defined as
+    ``empty_musa`` in the ported TensorFactories.mu, so the registration must call that)."""
+    if rules is None:
+        return w
+    def rename(m: re.Match) -> str:
+        return m.group(1) + rules.identifier(m.group(2), REGISTRATION)
+    return replace(w, call=_NATIVE_NAME.sub(rename, w.call), parent=_NATIVE_NAME.sub(rename, w.parent))
+
+
+def registered(op: Operator, record: Record, rules: RuleSet | None = None) -> Registered:
     """Everything the templates print for one operator."""
     w = record.wrapper
     assert w is not None, op.name
+    w = ported_calls(w, rules)
     class_name = f"musa_{w.parent.rsplit('::', 1)[-1]}_{w.variant}" if w.structured else ""
     return Registered(op.name, op.kind, op.stubs, op.files, wrapper_name(op.name), class_name, w)
 
@@ -67,10 +84,11 @@ def _helpers(ops: list[Registered]) -> set[str]:
     return used | ({"proxy"} if variants & {"out", "inplace"} else set())
 
 
-def render_registration(model: OperatorModel, ops: Iterable[Operator], what: str = "native_functions.yaml") -> str:
-    """One RegisterMUSA.cpp for ``ops`` (in yaml order)."""
+def render_registration(model: OperatorModel, ops: Iterable[Operator], what: str = "native_functions.yaml",
+                        rules: RuleSet | None = None) -> str:
+    """One RegisterMUSA.cpp for ``ops`` (in yaml order), calling kernels as ``rules`` name them."""
     chosen = sorted(ops, key=lambda op: (op.line, op.name))
-    values = [registered(op, model.wrappers[op.name]) for op in chosen]
+    values = [registered(op, model.wrappers[op.name], rules) for op in chosen]
     roots = sorted({model.wrappers[op.name].root for op in chosen})
     return render_template("RegisterMUSA.cpp.j2", header=header(what), ops=values, roots=roots,
                            helpers=_helpers(values))
@@ -89,16 +107,17 @@ def registration_of(op: Operator, split: bool) -> str:
     return split_name(op) if split else REGISTRATION
 
 
-def registration_files(model: OperatorModel, ops: list[Operator], split: bool, what: str) -> dict[str, str]:
+def registration_files(model: OperatorModel, ops: list[Operator], split: bool, what: str,
+                       rules: RuleSet | None = None) -> dict[str, str]:
     """Tree-relative path → text: one file, or one per defining source with ``split``."""
     if not ops:
         return {}
     if not split:
-        return {REGISTRATION: render_registration(model, ops, what)}
+        return {REGISTRATION: render_registration(model, ops, what, rules)}
     groups: dict[str, list[Operator]] = {}
     for op in ops:
         groups.setdefault(split_name(op), []).append(op)
-    return {rel: render_registration(model, group, what) for rel, group in sorted(groups.items())}
+    return {rel: render_registration(model, group, what, rules) for rel, group in sorted(groups.items())}
 
 
 def functions_yaml(model: OperatorModel, registered: dict[str, str], excluded: dict[str, list[str]],
@@ -126,10 +145,10 @@ def _why_not(op: Operator, model: OperatorModel) -> str:
     return "not selected (--ops / --exclude-ops)"
 
 
-def registration_source(model: OperatorModel, names: Iterable[str]) -> str:
+def registration_source(model: OperatorModel, names: Iterable[str], rules: RuleSet | None = None) -> str:
     """The RegisterMUSA.cpp text registering ``names`` (each must have a C++ signature)."""
     names = list(names)
     missing = [n for n in names if n not in model.operators or n not in model.wrappers]
     if missing:
         raise ValueError(f"cannot register {', '.join(missing)}: unknown, or no C++ signature ({model.origin})")
-    return render_registration(model, [model.operators[n] for n in names])
+    return render_registration(model, [model.operators[n] for n in names], rules=rules)

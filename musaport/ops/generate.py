@@ -26,7 +26,7 @@ from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
 from musaport.port.file import FileResult
 from musaport.port.layout import Layout
 from musaport.port.run import Generated
-from musaport.rewrite.rules import Rule
+from musaport.rewrite.rules import Rule, RuleSet
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,14 @@ class OperatorFiles:
     def prepare(self, source: Path, out: OutDir) -> None:
         check_selection(source, out, self.options)
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> Generated:
-        return generated_files(source, results, self.options, out, layout, self.jobs)
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout,
+              rules: RuleSet | None = None) -> Generated:
+        return generated_files(source, results, self.options, out, layout, self.jobs, rules)
 
 
 def generated_files(source: Path, results: list[FileResult], options: GenerateOptions,
-                    out: OutDir | None = None, layout: Layout | None = None, jobs: int = 1) -> Generated:
+                    out: OutDir | None = None, layout: Layout | None = None, jobs: int = 1,
+                    rules: RuleSet | None = None) -> Generated:
     """Generated outputs by tree-relative path; ``out`` holds the operator model's cache.
 
     A tree whose own torchgen cannot run still gets musa_functions.yaml (from
@@ -80,7 +82,7 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
         if model.problem:
             problems = (f"{REGISTRATION} not generated: {model.problem}",)
         chosen = select(model, options)
-        files = registration_files(model, chosen, options.split, what) if model.origin == "torchgen" else {}
+        files = registration_files(model, chosen, options.split, what, rules) if model.origin == "torchgen" else {}
         registered = {op.name: registration_of(op, options.split) for op in chosen if files}
         files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(ok, options), what)
     files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],

@@ -52,8 +52,10 @@ class GenerationStep(Protocol):
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> Generated:
-        """Every generated file; an output it cannot make is a problem, which fails the run (exit 1)."""
+    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout,
+              rules: RuleSet) -> Generated:
+        """Every generated file; an output it cannot make is a problem, which fails the run (exit 1).
+        ``rules``: the run's rules, so generated code names what the port renamed as the port does."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,7 @@ def _generated(opts: Options, config: Config, out: OutDir, report: Report, stage
     if opts.generation is None:
         return Generated({})
     try:
-        generated = opts.generation.files(opts.source, report.results, out, config.layout)
+        generated = opts.generation.files(opts.source, report.results, out, config.layout, config.rules)
     except BaseException:
         stage.discard()
         raise

@@ -108,6 +108,16 @@ class RuleSet:
     def by_id(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
 
+    def identifier(self, name: str, path: str) -> str:
+        """What the names rules that apply to ``path`` make of the identifier ``name`` (first match wins,
+        as in a rewrite): generated code that calls into the port uses the port's spelling."""
+        for rule in self.rules:
+            if rule.kind == "names" and rule.applies_to(path):
+                new = dict(rule.names).get(name) or (rule.lookup(name) if rule.vocabulary else None)
+                if new is not None:
+                    return new
+        return name
+
     def compile(self) -> "RuleSet":
         """This rule set with every regex compiled (rules loaded with ``compile=False``);
         an invalid one is a LoadError.

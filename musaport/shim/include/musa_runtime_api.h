@@ -31,6 +31,7 @@ enum musaError {
   musaErrorInvalidValue = 1,
   musaErrorMemoryAllocation = 2,
   musaErrorInitializationError = 3,
+  musaErrorInsufficientDriver = 35,
   musaErrorMusartUnloading = 4,
   musaErrorInvalidConfiguration = 9,
   musaErrorInvalidPitchValue = 12,
@@ -43,6 +44,7 @@ enum musaError {
   musaErrorNotReady = 600,
   musaErrorIllegalAddress = 700,
   musaErrorLaunchOutOfResources = 701,
+  musaErrorPeerAccessAlreadyEnabled = 704,
   musaErrorLaunchFailure = 719,
   musaErrorNotSupported = 801,
   musaErrorUnknown = 999
@@ -285,6 +287,7 @@ inline const char* musaGetErrorName(musaError_t error) {
     case musaErrorInvalidValue: return "musaErrorInvalidValue";
     case musaErrorMemoryAllocation: return "musaErrorMemoryAllocation";
     case musaErrorInitializationError: return "musaErrorInitializationError";
+    case musaErrorInsufficientDriver: return "musaErrorInsufficientDriver";
     case musaErrorMusartUnloading: return "musaErrorMusartUnloading";
     case musaErrorInvalidConfiguration: return "musaErrorInvalidConfiguration";
     case musaErrorInvalidPitchValue: return "musaErrorInvalidPitchValue";
@@ -297,6 +300,7 @@ inline const char* musaGetErrorName(musaError_t error) {
     case musaErrorNotReady: return "musaErrorNotReady";
     case musaErrorIllegalAddress: return "musaErrorIllegalAddress";
     case musaErrorLaunchOutOfResources: return "musaErrorLaunchOutOfResources";
+    case musaErrorPeerAccessAlreadyEnabled: return "musaErrorPeerAccessAlreadyEnabled";
     case musaErrorLaunchFailure: return "musaErrorLaunchFailure";
     case musaErrorNotSupported: return "musaErrorNotSupported";
     case musaErrorUnknown: return "musaErrorUnknown";
@@ -310,6 +314,7 @@ inline const char* musaGetErrorString(musaError_t error) {
     case musaErrorInvalidValue: return "invalid argument";
     case musaErrorMemoryAllocation: return "out of memory";
     case musaErrorInitializationError: return "initialization error";
+    case musaErrorInsufficientDriver: return "MUSA driver version is insufficient for MUSA runtime version";
     case musaErrorMusartUnloading: return "driver shutting down";
     case musaErrorInvalidConfiguration: return "invalid configuration argument";
     case musaErrorInvalidPitchValue: return "invalid pitch argument";
@@ -322,6 +327,7 @@ inline const char* musaGetErrorString(musaError_t error) {
     case musaErrorNotReady: return "device not ready";
     case musaErrorIllegalAddress: return "an illegal memory access was encountered";
     case musaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case musaErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
     case musaErrorLaunchFailure: return "unspecified launch failure";
     case musaErrorNotSupported: return "operation not supported";
     case musaErrorUnknown: return "unknown error";
@@ -706,3 +712,6 @@ inline musaError_t musaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, co
   *blocks = block_size >= 2048 ? 1 : 2048 / block_size;
   return musaSuccess;
 }
+
+// Stream-ordered allocation and memory pools.
+#include "musaport_shim/mempool.h"
