@@ -95,6 +95,14 @@ inline MUresult muDevicePrimaryCtxRetain(MUcontext* ctx, MUdevice device) {
   return MUSA_SUCCESS;
 }
 inline MUresult muDevicePrimaryCtxRelease(MUdevice) { return MUSA_SUCCESS; }
+// The host device's primary context exists from the start: always active, default flags.
+inline MUresult muDevicePrimaryCtxGetState(MUdevice device, unsigned int* flags, int* active) {
+  if (flags == nullptr || active == nullptr) return MUSA_ERROR_INVALID_VALUE;
+  if (device != 0) return MUSA_ERROR_INVALID_DEVICE;
+  *flags = 0;
+  *active = 1;
+  return MUSA_SUCCESS;
+}
 inline MUresult muCtxGetCurrent(MUcontext* ctx) {
   if (ctx == nullptr) return MUSA_ERROR_INVALID_VALUE;
   *ctx = musaport::drv::current_context();

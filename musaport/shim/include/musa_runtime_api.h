@@ -395,15 +395,37 @@ inline musaError_t musaStreamGetCaptureInfo(musaStream_t, musaStreamCaptureStatu
   if (id) *id = 0;
   return musaSuccess;
 }
-musaError_t musaStreamBeginCapture(musaStream_t stream, musaStreamCaptureMode mode);
-musaError_t musaStreamEndCapture(musaStream_t stream, musaGraph_t* graph);
-musaError_t musaGraphInstantiate(musaGraphExec_t* exec, musaGraph_t graph, unsigned long long flags = 0);
-musaError_t musaGraphLaunch(musaGraphExec_t exec, musaStream_t stream);
-musaError_t musaGraphExecDestroy(musaGraphExec_t exec);
-musaError_t musaGraphDestroy(musaGraph_t graph);
-musaError_t musaGraphDebugDotPrint(musaGraph_t graph, const char* path, unsigned int flags);
+// Capturing a stream into a graph is not supported: every call says so, as a device without the
+// feature would, and the caller's error path runs (a linked program never meets an undefined symbol).
+enum musaGraphInstantiateFlags {
+  musaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+  musaGraphInstantiateFlagUpload = 2,
+  musaGraphInstantiateFlagDeviceLaunch = 4,
+  musaGraphInstantiateFlagUseNodePriority = 8
+};
+enum musaGraphDebugDotFlags { musaGraphDebugDotFlagsVerbose = 1 };
+inline musaError_t musaStreamBeginCapture(musaStream_t, musaStreamCaptureMode) {
+  return musaport::rt::record(musaErrorNotSupported);
+}
+inline musaError_t musaStreamEndCapture(musaStream_t, musaGraph_t*) { return musaport::rt::record(musaErrorNotSupported); }
+inline musaError_t musaGraphInstantiate(musaGraphExec_t*, musaGraph_t, unsigned long long = 0) {
+  return musaport::rt::record(musaErrorNotSupported);
+}
+inline musaError_t musaGraphInstantiateWithFlags(musaGraphExec_t*, musaGraph_t, unsigned long long = 0) {
+  return musaport::rt::record(musaErrorNotSupported);
+}
+inline musaError_t musaGraphLaunch(musaGraphExec_t, musaStream_t) { return musaport::rt::record(musaErrorNotSupported); }
+inline musaError_t musaGraphExecDestroy(musaGraphExec_t) { return musaSuccess; }
+inline musaError_t musaGraphDestroy(musaGraph_t) { return musaSuccess; }
+inline musaError_t musaGraphGetNodes(musaGraph_t, musaGraphNode_t*, size_t* count) {
+  if (count) *count = 0;
+  return musaSuccess;
+}
+inline musaError_t musaGraphDebugDotPrint(musaGraph_t, const char*, unsigned int) {
+  return musaport::rt::record(musaErrorNotSupported);
+}
 
-// ---------------------------------------------------------------- inter-process handles (declared)
+// ---------------------------------------------------------------- inter-process handles
 #define MUSA_IPC_HANDLE_SIZE 64
 typedef struct musaIpcEventHandle_st {
   char reserved[MUSA_IPC_HANDLE_SIZE];
@@ -412,11 +434,12 @@ typedef struct musaIpcMemHandle_st {
   char reserved[MUSA_IPC_HANDLE_SIZE];
 } musaIpcMemHandle_t;
 #define musaIpcMemLazyEnablePeerAccess 0x01
-musaError_t musaIpcGetEventHandle(musaIpcEventHandle_t* handle, musaEvent_t event);
-musaError_t musaIpcOpenEventHandle(musaEvent_t* event, musaIpcEventHandle_t handle);
-musaError_t musaIpcGetMemHandle(musaIpcMemHandle_t* handle, void* ptr);
-musaError_t musaIpcOpenMemHandle(void** ptr, musaIpcMemHandle_t handle, unsigned int flags);
-musaError_t musaIpcCloseMemHandle(void* ptr);
+// One process owns the one host "device": sharing memory or events with another process is not supported.
+inline musaError_t musaIpcGetEventHandle(musaIpcEventHandle_t*, musaEvent_t) { return musaport::rt::record(musaErrorNotSupported); }
+inline musaError_t musaIpcOpenEventHandle(musaEvent_t*, musaIpcEventHandle_t) { return musaport::rt::record(musaErrorNotSupported); }
+inline musaError_t musaIpcGetMemHandle(musaIpcMemHandle_t*, void*) { return musaport::rt::record(musaErrorNotSupported); }
+inline musaError_t musaIpcOpenMemHandle(void**, musaIpcMemHandle_t, unsigned int) { return musaport::rt::record(musaErrorNotSupported); }
+inline musaError_t musaIpcCloseMemHandle(void*) { return musaport::rt::record(musaErrorNotSupported); }
 
 
 inline musaError_t musaDriverGetVersion(int* version) {

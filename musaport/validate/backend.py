@@ -1,0 +1,329 @@
+"""``musaport validate --backend``: the port built into a PrivateUse1 backend that runs PyTorch operators.
+
+The evidence here is not ours: the ported sources, as generated, are compiled
+for the CPU (launches turned into calls, the shim's CPU runtime under them),
+linked into one shared library against the real ``libtorch_cpu.so`` of the
+tree's release, and a driver runs PyTorch's own operators on PrivateUse1
+tensors and on CPU tensors and compares the results.
+
+Which sources go in:
+
+- the kernels of the selected operators and of the base operators every
+  tensor needs (the operator model's ``files``), and the ported files that
+  register themselves and that nothing else references (the catalog's
+  ``runtime``: the guard);
+- the registration of exactly those operators, made by the same generator as
+  the port's ``RegisterMUSA.cpp``;
+- the copy adapter (``templates/backend/copy_from.cpp.j2``);
+- then, round after round, the ported file that defines each symbol the link
+  still misses (``whereis``), until nothing is missing or nothing new is found.
+
+A file that does not compile takes the operators that need it out of the
+build (they are reported as ``build-error`` with the compiler's first error)
+and the rest goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from musaport import children
+from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
+from musaport.errors import LoadError
+from musaport.ops.emit_registration import header, registration_source
+from musaport.ops.model import OperatorModel, operator_model
+from musaport.outdir import OutDir, write_atomic
+from musaport.resources import default_packs, shim_include
+from musaport.rewrite.packs import load_packs
+from musaport.templates import render_template
+from musaport.validate import cpu_view
+from musaport.validate.buildenv import aten_ops_headers
+from musaport.validate.cpu_link import link_flags
+from musaport.validate.libtorch import Libtorch
+from musaport.validate.objects import Built, build_all
+from musaport.validate.samples import DTYPES, Catalog, Sample
+from musaport.whereis.search import whereis
+
+CXX = "g++"
+BASE_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-pthread", "-w", "-DAT_PER_OPERATOR_HEADERS",
+              "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE"]
+# A .mu is MUSA source: the MUSA compiler includes its runtime header implicitly, as the shim's does.
+MU_FLAGS = ["-include", "musa_runtime.h", "-x", "c++"]
+LIBRARY = "libmusaport_backend.so"
+REPORT_JSON = "validate_backend_report.json"
+# What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
+# at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
+ADAPTERS = ("copy_from", "hooks")
+MAX_ROUNDS = 8
+_UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
+STATUSES = ("pass", "fail", "build-error", "skipped")
+
+
+@dataclass(frozen=True)
+class DtypeResult:
+    dtype: str
+    status: str
+    max_error: float
+    cases: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class OpResult:
+    """One sample: its status and why, and each dtype's figures."""
+
+    op: str
+    status: str
+    reason: str = ""
+    dtypes: tuple[DtypeResult, ...] = ()
+
+
+@dataclass
+class Plan:
+    """What one build compiles: ported sources by the samples needing them, and the registered operators."""
+
+    needs: dict[str, set[str]] = field(default_factory=dict)  # port-relative source -> samples ("" = all)
+    registered: dict[str, list[str]] = field(default_factory=dict)  # sample -> operator names
+    base: list[str] = field(default_factory=list)
+
+
+def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtorch: Libtorch, jobs: int,
+                     log=print) -> tuple[list[OpResult], dict]:
+    """Build the backend for ``chosen`` and run each sample; results and build figures."""
+    out.require_port()
+    source = Path(out.porting_report()["source"])
+    started = time.monotonic()
+    state = out.work("backend")
+    problems = cpu_view.refresh(out.tree, state / "cpu")
+    for p in problems:
+        log(f"musaport: warning: {p.file}: launch not converted for the CPU build: {p.error}")
+    model = operator_model(source, out, jobs=jobs)
+    plan = plan_sources(model, out, catalog, chosen)
+    env = BuildEnv(out, source, state, libtorch, jobs)
+    env.common_flags  # noqa: B018 - generate the operator headers before compiling in parallel
+    failed: dict[str, str] = {}
+    library, missing = _build(env, plan, model, chosen, failed, log)
+    results = [_result_without_run(s, plan, failed, missing, library) for s in chosen]
+    driver = _driver(env, chosen, library) if library else None
+    results = [r if r.status != "pending" else run_sample(env, driver, s) for r, s in zip(results, chosen)]
+    figures = {"seconds": round(time.monotonic() - started, 1), "sources": len(plan.needs) + 2,
+               "failed_sources": failed, "missing_symbols": missing[:20]}
+    return results, figures
+
+
+def plan_sources(model: OperatorModel, out: OutDir, catalog: Catalog, chosen: list[Sample]) -> Plan:
+    """The ported sources and registrations the samples need, from the operator model."""
+    ported = out.out_paths()
+    plan = Plan(base=[n for n in catalog.base if n in model.wrappers])
+    for rel in catalog.runtime:
+        plan.needs.setdefault(rel, set()).add("")
+    for name in plan.base:
+        _need(plan, ported, model.operators[name].files, "")
+    for s in chosen:
+        names = list(s.register) if s.register is not None else [op.name for op in model.resolve(s.name)]
+        names = [n for n in names if n in model.wrappers and n not in plan.base]
+        plan.registered[s.name] = names
+        for n in names:
+            _need(plan, ported, model.operators[n].files, s.name)
+    return plan
+
+
+def _need(plan: Plan, ported: dict[str, str], files: tuple[str, ...], sample: str) -> None:
+    for src in files:
+        rel = ported.get(src)
+        if rel and rel.endswith((".mu", ".cpp")):
+            plan.needs.setdefault(rel, set()).add(sample)
+
+
+@dataclass(frozen=True)
+class BuildEnv:
+    """Where and how the backend is built."""
+
+    out: OutDir
+    source: Path
+    state: Path
+    libtorch: Libtorch
+    jobs: int
+
+    @property
+    def view(self) -> Path:
+        return self.state / "cpu"
+
+    @cached_property
+    def common_flags(self) -> list[str]:
+        """libtorch's own flags, then the include path: shim, the CPU view of the port, validate's
+        generated operator headers (made once, before the parallel compiles), libtorch's headers."""
+        ops = aten_ops_headers(self.source, self.out.work("validate"))
+        dirs = [shim_include(), self.view / "aten/src", self.view, ops, *self.libtorch.include]
+        return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs]]
+
+    def flags(self, path: Path) -> list[str]:
+        return [*self.common_flags, *(MU_FLAGS if path.suffix == ".mu" else [])]
+
+    def link_libs(self) -> list[str]:
+        lib = self.libtorch.lib
+        flags = [f"-L{lib}", f"-Wl,-rpath,{lib}", "-ltorch_cpu", "-lc10"]
+        for runtime in self.libtorch.runtime_libs:
+            flags += [f"-Wl,-rpath-link,{runtime}", f"-Wl,-rpath,{runtime}"]
+        return flags
+
+
+def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample], failed: dict[str, str],
+           log) -> tuple[Path | None, list[str]]:
+    """Compile and link, adding the files that define missing symbols; the library and what stays missing."""
+    generated = _generated_sources(env, plan, model, chosen, failed)
+    added: set[str] = set()
+    missing: list[str] = []
+    for round_no in range(MAX_ROUNDS):
+        sources = [env.view / rel for rel in sorted(set(plan.needs) | added) if rel not in failed]
+        log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
+        built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
+        broken = next((b for b in built if b.obj is None and b.source in generated), None)
+        if broken is not None:  # the registration or the adapter: no sample can be built
+            return None, [f"{broken.source.name}: {broken.error}"]
+        newly = {_rel(env, b.source): b.error for b in built if b.obj is None}
+        if newly:
+            failed.update(newly)
+            generated = _generated_sources(env, plan, model, chosen, failed)
+            continue
+        library, missing = _link(env, [b.obj for b in built if b.obj is not None])
+        if library is not None:
+            return library, []
+        found = _definitions(env.out, missing) - added - set(plan.needs)
+        if not found - set(failed):
+            return None, missing
+        added |= found
+    return None, missing or ["the build did not settle"]
+
+
+def _rel(env: BuildEnv, path: Path) -> str:
+    try:
+        return path.relative_to(env.view).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample],
+                       failed: dict[str, str]) -> list[Path]:
+    """The registration (without the samples a failed file takes out), the copy adapter and nothing else."""
+    rules = load_packs(default_packs())
+    names = list(plan.base)
+    for s in chosen:
+        if not _blocked(plan, s.name, failed):
+            names += [n for n in plan.registered.get(s.name, []) if n not in names]
+    gen = env.state / "gen"
+    registration = gen / "RegisterMUSA_backend.cpp"
+    write_atomic(registration, registration_source(model, names, rules).encode())
+    adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
+    for path in adapters:
+        write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
+    return [registration, *adapters]
+
+
+def _blocked(plan: Plan, sample: str, failed: dict[str, str]) -> str:
+    """The first failed file the sample needs (its own or a shared one), or ''."""
+    return next((rel for rel, users in sorted(plan.needs.items()) if rel in failed and users & {sample, ""}), "")
+
+
+def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, list[str]]:
+    """The shared library, or the mangled symbols still undefined (the link asks for every one)."""
+    library = env.state / LIBRARY
+    tmp = library.with_name(f".{LIBRARY}.tmp")
+    cmd = [CXX, "-shared", "-pthread", "-o", str(tmp), *map(str, objects), *link_flags(objects),
+           "-Wl,--no-undefined", "-Wl,--no-demangle", *env.link_libs()]
+    done = children.run(cmd, cwd=env.state)
+    if done.returncode == 0:
+        tmp.replace(library)
+        return library, []
+    tmp.unlink(missing_ok=True)
+    missing = sorted(set(_UNDEFINED.findall(done.stderr)))
+    return None, missing or [(done.stderr.strip().splitlines() or ["link failed"])[-1]]
+
+
+def _definitions(out: OutDir, symbols: list[str]) -> set[str]:
+    """The ported sources that define ``symbols`` (whereis's answer for each)."""
+    found: set[str] = set()
+    for mangled in symbols:
+        try:
+            symbol = parse_symbol(mangled, demangle(mangled))
+        except SymbolError:
+            continue
+        found |= {f for f in whereis(symbol, out).add if f.endswith((".mu", ".cpp"))}
+    return found
+
+
+def _result_without_run(s: Sample, plan: Plan, failed: dict[str, str], missing: list[str],
+                        library: Path | None) -> OpResult:
+    """build-error when the sample cannot run; 'pending' when the driver should run it."""
+    blocked = _blocked(plan, s.name, failed)
+    if blocked:
+        return OpResult(s.name, "build-error", f"{blocked}: {failed[blocked]}")
+    if library is None:
+        return OpResult(s.name, "build-error", "link: undefined " + ", ".join(demangle(m) for m in missing[:3]))
+    if not plan.registered.get(s.name) and s.register is None:
+        return OpResult(s.name, "skipped", "the operator model registers no overload of it")
+    return OpResult(s.name, "pending")
+
+
+def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
+    source = env.state / "gen" / "driver.cpp"
+    text = render_template("backend/driver.cpp.j2", header=header("templates/backend"), samples=chosen,
+                           dtypes=DTYPES)
+    write_atomic(source, text.encode())
+    built = build_all([CXX], [source], lambda p: [*BASE_FLAGS, *env.libtorch.cxx_flags(),
+                                                  *[f"-I{d}" for d in env.libtorch.include]],
+                      env.state / "obj", env.jobs)[0]
+    if built.obj is None:
+        raise LoadError(f"{source}: the driver does not compile: {built.error}")
+    exe = env.state / "driver"
+    done = children.run([CXX, "-pthread", "-o", str(exe), str(built.obj), f"-L{library.parent}",
+                         f"-Wl,-rpath,{library.parent}", "-Wl,--no-as-needed", "-lmusaport_backend",
+                         *env.link_libs()], cwd=env.state)
+    if done.returncode != 0:
+        raise LoadError(f"{exe}: the driver does not link: {(done.stderr.strip().splitlines() or [''])[-1]}")
+    return exe
+
+
+def run_sample(env: BuildEnv, driver: Path | None, s: Sample, timeout: float = 300) -> OpResult:
+    """Run one sample in its own process, so a crash costs only that sample."""
+    if driver is None:
+        return OpResult(s.name, "build-error", "no driver")
+    try:
+        done = children.run([str(driver), s.name], cwd=env.state, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return OpResult(s.name, "fail", f"timed out after {timeout:.0f} s")
+    rows = parse_rows(done.stdout)
+    if done.returncode != 0 or len(rows) != len(s.dtypes):
+        last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        return OpResult(s.name, "fail", f"the driver stopped: {last[:300]}", tuple(rows))
+    bad = next((r for r in rows if r.status != "pass"), None)
+    if bad:
+        return OpResult(s.name, "fail", f"{bad.dtype}: {bad.detail}", tuple(rows))
+    return OpResult(s.name, "pass", "", tuple(rows))
+
+
+def parse_rows(stdout: str) -> list[DtypeResult]:
+    """The driver's JSON lines (anything else it printed is ignored)."""
+    rows = []
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            d = json.loads(line)
+            rows.append(DtypeResult(d["dtype"], d["status"], float(d["max_error"]), int(d["cases"]), d["detail"]))
+    return rows
+
+
+def write_report(out: OutDir, version: str, results: list[OpResult], figures: dict) -> Path:
+    """validate_backend_report.json: ``{"torch_version": ..., "ops": {name: {"status": ...}}}``."""
+    doc = {"torch_version": version, "build": figures,
+           "ops": {r.op: {"status": r.status, "reason": r.reason,
+                          "dtypes": {d.dtype: {k: v for k, v in asdict(d).items() if k != "dtype"} for d in r.dtypes}}
+                   for r in results}}
+    path = out.root / REPORT_JSON
+    write_atomic(path, (json.dumps(doc, indent=2) + "\n").encode())
+    return path
