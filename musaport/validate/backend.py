@@ -91,6 +91,7 @@ class Plan:
     needs: dict[str, set[str]] = field(default_factory=dict)  # port-relative source -> samples ("" = all)
     registered: dict[str, list[str]] = field(default_factory=dict)  # sample -> operator names
     base: list[str] = field(default_factory=list)
+    unlinked: dict[str, str] = field(default_factory=dict)  # sample -> the symbol no ported file defines
 
 
 def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtorch: Libtorch, jobs: int,
@@ -196,10 +197,34 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         if library is not None:
             return library, []
         found = _definitions(env.out, missing) - added - set(plan.needs)
-        if not found - set(failed):
+        if found - set(failed):
+            added |= found
+            continue
+        blamed = _blame(model, plan, chosen, missing)
+        if not blamed:
             return None, missing
-        added |= found
+        plan.unlinked.update(blamed)  # those samples leave the build; the others go on
+        generated = _generated_sources(env, plan, model, chosen, failed)
     return None, missing or ["the build did not settle"]
+
+
+def _blame(model: OperatorModel, plan: Plan, chosen: list[Sample], missing: list[str]) -> dict[str, str]:
+    """Samples whose registered wrappers call a symbol no ported file defines (``add``'s generated ufunc
+    kernel, say): sample -> that symbol, demangled."""
+    blamed = {}
+    for mangled in missing:
+        try:
+            symbol = parse_symbol(mangled, demangle(mangled))
+        except SymbolError:
+            continue
+        owner = "::".join(symbol.scope) if symbol.scope else symbol.name
+        for s in chosen:
+            if s.name in plan.unlinked or s.name in blamed:
+                continue
+            wrappers = [model.wrappers[n].wrapper for n in plan.registered.get(s.name, [])]
+            if any(w is not None and owner in f"{w.call} {w.parent}" for w in wrappers):
+                blamed[s.name] = symbol.demangled
+    return blamed
 
 
 def _rel(env: BuildEnv, path: Path) -> str:
@@ -215,7 +240,7 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     rules = load_packs(default_packs())
     names = list(plan.base)
     for s in chosen:
-        if not _blocked(plan, s.name, failed):
+        if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
     gen = env.state / "gen"
     registration = gen / "RegisterMUSA_backend.cpp"
@@ -264,6 +289,8 @@ def _result_without_run(s: Sample, plan: Plan, failed: dict[str, str], missing: 
     blocked = _blocked(plan, s.name, failed)
     if blocked:
         return OpResult(s.name, "build-error", f"{blocked}: {failed[blocked]}")
+    if s.name in plan.unlinked:
+        return OpResult(s.name, "build-error", f"link: no ported file defines {plan.unlinked[s.name]}")
     if library is None:
         return OpResult(s.name, "build-error", "link: undefined " + ", ".join(demangle(m) for m in missing[:3]))
     if not plan.registered.get(s.name) and s.register is None:
