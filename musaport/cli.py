@@ -328,6 +328,14 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
 @main.command("validate")
 @click.option("--compile", "compile_mode", is_flag=True, help="Syntax-check ported translation units with clang.")
 @click.option("--run", "run_mode", is_flag=True, help="Port, build and run the fixture kernels on the CPU.")
+@click.option("--backend", "backend_mode", is_flag=True,
+              help="Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
+                   "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
+@click.option("--ops", "ops", multiple=True, metavar="OP[,OP...]",
+              help="--backend: the operators to run (default: every sample in rules/backend/ops.yaml).")
+@click.option("--libtorch", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
+              help="--backend: use this torch package (its folder, with include/ and lib/) instead of fetching "
+                   "the wheel of the tree's release into the user cache.")
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'.")
 @click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
@@ -338,17 +346,27 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
                    "'run --pytorch-src' or an installed torch's include folder.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
-def validate_cmd(compile_mode, run_mode, out, host_only, no_pch, torch, jobs, patterns) -> None:
-    """Prove the port is real MUSA code: it compiles against the shim, and kernels run on the CPU."""
-    if compile_mode == run_mode:
-        fail("give exactly one of --compile or --run")
+def validate_cmd(compile_mode, run_mode, backend_mode, ops, libtorch, out, host_only, no_pch, torch, jobs,
+                 patterns) -> None:
+    """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
+    ported backend runs PyTorch operators through the real libtorch."""
+    if compile_mode + run_mode + backend_mode != 1:
+        fail("give exactly one of --compile, --run or --backend")
     if torch is not None and not compile_mode:
         fail("--torch goes with --compile (an extension's port compiled against a PyTorch)")
-    _require("validate --compile" if compile_mode else "validate --run")
+    if (ops or libtorch) and not backend_mode:
+        fail("--ops and --libtorch go with --backend")
+    if backend_mode and patterns:
+        fail("--backend takes no file patterns (select operators with --ops)")
+    mode = "validate --compile" if compile_mode else "validate --run" if run_mode else "validate --backend"
+    _require(mode)
     try:
         if compile_mode:
             code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only, not no_pch,
                                      torch)
+        elif backend_mode:
+            names = tuple(n.strip() for item in ops for n in item.split(",") if n.strip())
+            code = _validate_backend(OutDir(out), names, libtorch, jobs or default_jobs())
         else:
             code = _validate_run(OutDir(out), patterns, jobs or default_jobs())
     except LoadError as exc:
@@ -384,6 +402,27 @@ def _validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> int:
     passed = sum(o.ok for o in outcomes)
     click.echo(f"{passed} of {len(outcomes)} kernels passed")
     return 0 if outcomes and passed == len(outcomes) else 1
+
+
+def _validate_backend(out: OutDir, names: tuple[str, ...], libtorch: Path | None, jobs: int) -> int:
+    """Build the backend, run the samples: a table, validate_backend_report.json, the exit code."""
+    from musaport.validate import libtorch as lt
+    from musaport.validate.backend import validate_backend, write_report
+    from musaport.validate.render import backend_table
+    from musaport.validate.samples import load_catalog
+
+    out.require_port()
+    catalog = load_catalog()
+    chosen = catalog.select(names)
+    version = lt.release(Path(out.porting_report()["source"]))
+    torch = lt.given(libtorch, version) if libtorch else lt.fetch(version, log=lambda m: click.echo(m, err=True))
+    results, figures = validate_backend(out, catalog, chosen, torch, jobs, log=lambda m: click.echo(m, err=True))
+    report = write_report(out, version, results, figures)
+    backend_table(results, console())
+    passed = sum(r.status == "pass" for r in results)
+    click.echo(f"{passed} of {len(results)} operators pass on PrivateUse1 with libtorch {version} "
+               f"(build {figures['seconds']} s); report: {report}")
+    return 0 if passed == len(results) else 1
 
 
 @main.command("whereis")

@@ -84,13 +84,13 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     Requirement("torchgen", "torchgen", ("run", "check", "check --validate", "validate --compile"),
                 ""),  # the probe names the module torchgen could not import
     Requirement("clang++-16", "tool", ("validate --compile", "check --validate"), APT + "clang-16"),
-    Requirement("g++", "tool", ("validate --run",), APT + "g++"),
-    Requirement("readelf", "tool", ("validate --run",), APT + "binutils"),
+    Requirement("g++", "tool", ("validate --run", "validate --backend"), APT + "g++"),
+    Requirement("readelf", "tool", ("validate --run", "validate --backend"), APT + "binutils"),
     Requirement("c++filt", "tool", ("whereis",), APT + "binutils"),
     Requirement("cmake", "tool", ("whereis",), APT + "cmake", optional=True),
     Requirement("libtorch", "library", ("validate --backend",),
-                PIP + "torch  # the release of the tree you port, e.g. torch==2.6.0", optional=True,
-                target="torch"),
+                "musaport validate --backend --out OUT  # fetches torch==<the tree's release> into the user cache",
+                optional=True, target="torch"),
 )
 
 
@@ -154,7 +154,13 @@ def probe_libclang(req: Requirement) -> Status:
 
 
 def probe_libtorch(req: Requirement) -> Status:
-    """``libtorch.so`` from a torch wheel or the system, found without importing torch (slow)."""
+    """A libtorch ``validate --backend`` fetched into the user cache, else an installed torch's, found
+    without importing torch (slow)."""
+    from musaport.resources import user_cache
+
+    fetched = sorted(p.parent for p in (user_cache() / "libtorch").glob("*/.complete"))
+    if fetched:
+        return Status(req, True, ", ".join(f"{p.name} in {p}" for p in fetched))
     try:
         spec = importlib.util.find_spec(req.probe_target)
     except (ImportError, ValueError):
@@ -166,7 +172,7 @@ def probe_libtorch(req: Requirement) -> Status:
     found = ctypes.util.find_library("torch")
     if found:
         return Status(req, True, found)
-    return Status(req, False, "not installed (needed by validate --backend, coming)")
+    return Status(req, False, "not fetched yet (validate --backend downloads the tree's release once, ~800 MB)")
 
 
 def probe_torchgen(req: Requirement, pytorch_src: Path | None) -> Status:
