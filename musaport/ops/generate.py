@@ -23,10 +23,11 @@ from musaport.ops.exclusions import Exclusion, rule_for, rule_id
 from musaport.ops.model import Operator, OperatorModel, inputs, operator_model, resolve_names, suggest_names
 from musaport.ops.records import NATIVE_FUNCTIONS, load_records, start_records
 from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
-from musaport.port.file import FileResult
+from musaport.port.file import FileResult, port_bytes
 from musaport.port.layout import Layout
-from musaport.port.run import Generated
-from musaport.rewrite.rules import Rule, RuleSet
+from musaport.port.run import Config, Generated
+from musaport.rewrite.rules import Rule
+from musaport.rewrite.transforms import rename_path
 
 
 @dataclass(frozen=True)
@@ -59,14 +60,12 @@ class OperatorFiles:
     def prepare(self, source: Path, out: OutDir) -> None:
         check_selection(source, out, self.options)
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout,
-              rules: RuleSet | None = None) -> Generated:
-        return generated_files(source, results, self.options, out, layout, self.jobs, rules)
+    def files(self, source: Path, results: list[FileResult], out: OutDir, config: Config) -> Generated:
+        return generated_files(source, results, self.options, out, config, self.jobs)
 
 
 def generated_files(source: Path, results: list[FileResult], options: GenerateOptions,
-                    out: OutDir | None = None, layout: Layout | None = None, jobs: int = 1,
-                    rules: RuleSet | None = None) -> Generated:
+                    out: OutDir | None = None, config: Config | None = None, jobs: int = 1) -> Generated:
     """Generated outputs by tree-relative path; ``out`` holds the operator model's cache.
 
     A tree whose own torchgen cannot run still gets musa_functions.yaml (from
@@ -77,17 +76,30 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
     what = _yaml_label(source)
     files: dict[str, str] = {}
     problems: tuple[str, ...] = ()
+    ported: list[FileResult] = []
+    rules = config.rules if config else None
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
-        model = operator_model(source, out, [r.src for r in ok], layout, jobs)
+        model = operator_model(source, out, [r.src for r in ok], config.layout if config else None, jobs)
         if model.problem:
             problems = (f"{REGISTRATION} not generated: {model.problem}",)
+        ported = build_time_sources(model, config) if config else []
         chosen = select(model, options)
         files = registration_files(model, chosen, options.split, what, rules) if model.origin == "torchgen" else {}
         registered = {op.name: registration_of(op, options.split) for op in chosen if files}
         files[FUNCTIONS_YAML] = functions_yaml(model, registered, _excluded(ok, options), what)
-    files[CMAKE_FILE] = sources_cmake((r.out for r in ok), [f for f in files if f.endswith(".cpp")],
-                                      header(f"the port of {source.name}"), left_out(ok))
-    return Generated({rel: text.encode() for rel, text in sorted(files.items())}, problems)
+    done = {rel: text.encode() for rel, text in files.items()} | {r.out: r.data for r in ported if r.data}
+    done[CMAKE_FILE] = sources_cmake([*(r.out for r in ok), *(r.out for r in ported)],
+                                     [f for f in files if f.endswith(".cpp")],
+                                     header(f"the port of {source.name}"), left_out(ok)).encode()
+    return Generated(dict(sorted(done.items())), problems, tuple(ported))
+
+
+def build_time_sources(model: OperatorModel, config: Config) -> list[FileResult]:
+    """The CUDA sources torchgen writes at build time (``UfuncCUDA_add.cu``), ported like any file:
+    a MUSA build needs their kernels, and no file of the tree holds them."""
+    sources = sorted({r.generated for r in model.wrappers.values() if r.generated})
+    return [port_bytes(text.encode(), path, rename_path(path), config.rules, config.vocabulary)
+            for path, text in sources]
 
 
 def _yaml_label(source: Path) -> str:

@@ -233,6 +233,8 @@ def _delegated(r: Record, target: Operator | None) -> Operator:
 
 def _classify(r: Record, idx: _Index) -> Operator:
     kernel = r.kernel
+    if r.generated:  # torchgen writes its kernel at build time; the generation step ports that source
+        return _op(r, "structured", files=[r.generated[0]])
     if r.structured:
         ported_impls = [p for p in idx.impls.get(kernel, []) if p in idx.ported]
         if ported_impls:

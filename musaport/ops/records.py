@@ -80,11 +80,21 @@ class Record:
     explicit: bool
     manual: bool
     wrapper: Wrapper | None
+    # A source torchgen generates for this kernel at build time (ufunc: UfuncCUDA_add.cu): path, text.
+    generated: tuple[str, str] | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> "Record":
-        wrapper = data.get("wrapper")
-        return cls(**{**data, "wrapper": Wrapper.from_json(wrapper) if wrapper else None})
+        wrapper, generated = data.get("wrapper"), data.get("generated")
+        return cls(**{**data, "wrapper": Wrapper.from_json(wrapper) if wrapper else None,
+                      "generated": _pair(generated)})
+
+
+def _pair(generated: dict | list | None) -> tuple[str, str] | None:
+    """(path, text) from the child's ``{"path", "text"}`` or a cached ``[path, text]``."""
+    if not generated:
+        return None
+    return (generated["path"], generated["text"]) if isinstance(generated, dict) else (generated[0], generated[1])
 
 
 @dataclass(frozen=True)

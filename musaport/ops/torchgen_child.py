@@ -26,6 +26,7 @@ def main(tree: Path) -> None:
     with open(tree / YAML, encoding="utf-8") as f:
         entries = yaml.load(f, Loader=LineLoader)
     raw = {e["__line__"]: e for e in entries}
+    raw["__tree__"] = tree
     parsed = parse_native_yaml(str(tree / YAML), str(tree / TAGS))
     cuda = parsed.backend_indices[DispatchKey.CUDA]
     out = []
@@ -47,6 +48,8 @@ def _group_records(g, cuda, raw) -> list[dict]:
             if f is g.out or f.structured_delegate is not None:
                 with native_function_manager(f):
                     records.append(_record(f, meta.kernel, raw, _structured(g, f, meta)))
+                if f is g.out and g.out.ufunc_inner_loop:
+                    records[-1]["generated"] = _ufunc_cuda(g, cuda, raw)
         return records
     for f in g.functions() if isinstance(g, NativeFunctionsGroup) else [g]:
         if cuda.get_kernel(f) is not None:
@@ -131,6 +134,25 @@ def _structured(g, f, meta) -> dict:
             "out_names": [a.name for a in f.func.arguments.out], "self": _self_name(f),
             "meta": meta_exprs, "impl": impl_exprs, "precomputed": bool(pre),
             "inherits": g.out.structured_inherits is not None}
+
+
+def _ufunc_cuda(g, cuda, raw) -> dict:
+    """The ``UfuncCUDA_<name>.cu`` a CUDA build generates for a ufunc operator, as the tree's own
+    gen.py writes it: its template, filled by the same torchgen functions."""
+    from torchgen import dest
+    from torchgen.code_template import CodeTemplate
+    from torchgen.context import native_function_manager
+    from torchgen.gen import compute_meta_function_declaration
+
+    name = g.functional.func.name.name
+    template = CodeTemplate.from_file(str(raw["__tree__"] / "aten/src/ATen/templates/UfuncCUDA.cu"))
+    with native_function_manager(g.out):
+        text = template.substitute(
+            name=name, cuda_headers="#include <ATen/native/cuda/Loops.cuh>",
+            meta_declaration=compute_meta_function_declaration(g),
+            native_declaration=dest.compute_native_function_declaration(g, cuda),
+            native_definitions=dest.compute_ufunc_cuda(g))
+    return {"path": f"aten/src/ATen/UfuncCUDA_{name}.cu", "text": text}
 
 
 def _self_name(f) -> str:

@@ -11,7 +11,7 @@ import hashlib
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -52,10 +52,10 @@ class GenerationStep(Protocol):
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout,
-              rules: RuleSet) -> Generated:
+    def files(self, source: Path, results: list[FileResult], out: OutDir, config: "Config") -> Generated:
         """Every generated file; an output it cannot make is a problem, which fails the run (exit 1).
-        ``rules``: the run's rules, so generated code names what the port renamed as the port does."""
+        ``config``: the run's layout, compiled rules and vocabulary, so generated sources are ported
+        like any other and generated code names what the port renamed as the port does."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,7 @@ def _run(opts: Options, config: Config, out: OutDir, progress: Callable[[FileRes
             cached, work, _digest(opts, config, work.reused, skipped), out.reports()):
         return Report.from_summary(str(opts.source), cached.summary, reused=len(work.reused))
     rules = config.rules.compile()
+    config = replace(config, rules=rules)  # the generation step ports its sources with them too
     if opts.generation:
         opts.generation.prepare(opts.source, out)
     if on_plan:
@@ -237,7 +238,7 @@ def _generated(opts: Options, config: Config, out: OutDir, report: Report, stage
     if opts.generation is None:
         return Generated({})
     try:
-        generated = opts.generation.files(opts.source, report.results, out, config.layout, config.rules)
+        generated = opts.generation.files(opts.source, report.results, out, config)
     except BaseException:
         stage.discard()
         raise

@@ -159,9 +159,11 @@ class BuildEnv:
     @cached_property
     def common_flags(self) -> list[str]:
         """libtorch's own flags, then the include path: shim, the CPU view of the port, validate's
-        generated operator headers (made once, before the parallel compiles), libtorch's headers."""
+        generated operator headers (made once, before the parallel compiles), libtorch's headers, and
+        last the tree's own, for the internal headers a wheel does not ship (``ATen/native/ufunc/add.h``)."""
         ops = aten_ops_headers(self.source, self.out.work("validate"))
-        dirs = [shim_include(), self.view / "aten/src", self.view, ops, *self.libtorch.include]
+        dirs = [shim_include(), self.view / "aten/src", self.view, ops, *self.libtorch.include,
+                self.source / "aten/src", self.source]
         return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs]]
 
     def flags(self, path: Path) -> list[str]:
