@@ -109,11 +109,12 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
     env = BuildEnv(out, source, state, libtorch, jobs)
     env.common_flags  # noqa: B018 - generate the operator headers before compiling in parallel
     failed: dict[str, str] = {}
-    library, missing = _build(env, plan, model, chosen, failed, log)
+    library, missing, built = _build(env, plan, model, chosen, failed, log)
     results = [_result_without_run(s, plan, failed, missing, library) for s in chosen]
     driver = _driver(env, chosen, library) if library else None
     results = [r if r.status != "pending" else run_sample(env, driver, s) for r, s in zip(results, chosen)]
-    figures = {"seconds": round(time.monotonic() - started, 1), "sources": len(plan.needs) + 2,
+    figures = {"seconds": round(time.monotonic() - started, 1), "objects": len(built),
+               "compiled": sum(not b.reused for b in built), "reused": sum(b.reused for b in built),
                "failed_sources": failed, "missing_symbols": missing[:20]}
     return results, figures
 
@@ -178,15 +179,26 @@ class BuildEnv:
 
 
 def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample], failed: dict[str, str],
-           log) -> tuple[Path | None, list[str]]:
-    """Compile and link, adding the files that define missing symbols; the library and what stays missing."""
+           log) -> tuple[Path | None, list[str], list[Built]]:
+    """Compile and link, adding the files that define missing symbols: the library (or None), what
+    stays missing, and every object built or reused on the way."""
     generated = _generated_sources(env, plan, model, chosen, failed)
     added: set[str] = set()
+    missing: list[str] = []
+    seen: dict[Path, Built] = {}
+    library, missing = _rounds(env, plan, model, chosen, failed, log, generated, added, seen)
+    return library, missing, list(seen.values())
+
+
+def _rounds(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample], failed: dict[str, str],
+            log, generated: list[Path], added: set[str], seen: dict[Path, Built]) -> tuple[Path | None, list[str]]:
     missing: list[str] = []
     for round_no in range(MAX_ROUNDS):
         sources = [env.view / rel for rel in sorted(set(plan.needs) | added) if rel not in failed]
         log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
         built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
+        for b in built:  # an object compiled in an earlier round counts as compiled, not reused
+            seen[b.source] = b if b.source not in seen or not b.reused else seen[b.source]
         broken = next((b for b in built if b.obj is None and b.source in generated), None)
         if broken is not None:  # the registration or the adapter: no sample can be built
             return None, [f"{broken.source.name}: {broken.error}"]

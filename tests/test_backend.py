@@ -1,0 +1,184 @@
+"""validate --backend: the port linked against the real libtorch runs PyTorch operators on PrivateUse1."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import musaport
+from musaport.errors import LoadError
+from musaport.validate import libtorch as lt
+from musaport.validate.backend import DtypeResult, OpResult, parse_rows
+from musaport.validate.cpu_view import cpu_bytes, refresh
+from musaport.validate.objects import build_all, parse_depfile
+from musaport.validate.render import rows
+from musaport.validate.samples import load_catalog
+
+M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
+
+# --- the catalog ---------------------------------------------------------------------------------
+
+
+def test_bundled_catalog_holds_the_m1_operators() -> None:
+    catalog = load_catalog()
+    assert set(M1) <= set(catalog.samples)
+    assert "c10/musa/impl/MUSAGuardImpl.cpp" in catalog.runtime
+    assert [s.name for s in catalog.select(("tril", "abs"))] == ["abs", "tril"]  # catalog order
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ("  - {name: x, call: 'a', inputs: 3}", ":3: 'inputs' must be 1 or 2"),
+    ("  - {name: x, call: 'a', dtypes: [quad]}", ":3: unknown dtype(s) quad"),
+    ("  - {name: 'x y', call: 'a'}", ":3: sample name 'x y' is not an identifier"),
+    ("  - {name: x, call: 'a', colour: red}", ":3: unknown key(s) in sample: colour"),
+    ("  - {name: x, call: 'a'}\n  - {name: x, call: 'b'}", ":4: sample 'x' is already declared at"),
+])
+def test_a_bad_catalog_entry_names_its_file_and_line(tmp_path: Path, entry: str, message: str) -> None:
+    path = tmp_path / "ops.yaml"
+    path.write_text(f"base: []\nops:\n{entry}\n")
+    with pytest.raises(LoadError, match=str(path).replace(".", r"\.") + message.replace("(", r"\(").replace(")", r"\)")):
+        load_catalog(path)
+
+
+def test_an_unknown_operator_is_named_with_the_known_ones() -> None:
+    with pytest.raises(LoadError, match="no sample for frobnicate; known: empty, copy_"):
+        load_catalog().select(("frobnicate",))
+
+
+# --- libtorch ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "version"), [("2.6.0a0\n", "2.6.0"), ("1.13.1", "1.13.1"), ("2.6.0+git1", "2.6.0")])
+def test_release_of_a_tree(tmp_path: Path, text: str, version: str) -> None:
+    (tmp_path / "version.txt").write_text(text)
+    assert lt.release(tmp_path) == version
+
+
+def test_a_tree_without_a_version_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "version.txt").write_text("main\n")
+    with pytest.raises(LoadError, match=r"version.txt:1: not a PyTorch version: 'main'"):
+        lt.release(tmp_path)
+
+
+def test_runtime_pins_come_from_the_wheel_metadata() -> None:
+    metadata = "\n".join([
+        "Requires-Dist: filelock",
+        'Requires-Dist: nvidia-cuda-nvrtc-cu12 (==12.4.127) ; platform_system == "Linux"',
+        'Requires-Dist: nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == "Linux"',
+        'Requires-Dist: nvidia-cuda-cupti-cu12==12.4.127; platform_system == "Linux"',
+        'Requires-Dist: nvidia-cudnn-cu12 (==9.1.0.70) ; platform_system == "Linux"',
+    ])
+    assert lt.runtime_pins(metadata) == ["nvidia-cuda-cupti-cu12==12.4.127", "nvidia-cuda-runtime-cu12==12.4.127"]
+
+
+@pytest.mark.parametrize(("suffix", "flags"), [
+    ("Pv", []),
+    ("PvS4_S4_", ["-DHAVE_AVX512_CPU_DEFINITION", "-DHAVE_AVX2_CPU_DEFINITION"]),
+])
+def test_cpu_capabilities_are_read_from_the_exported_dispatch_stub(suffix: str, flags: list[str]) -> None:
+    line = f"  7: 0 FUNC GLOBAL DEFAULT 12 _ZN2at6native16DispatchStubImpl12get_call_ptrEN3c1010DeviceTypeE{suffix}"
+    assert lt.capability_flags(line) == flags
+
+
+def test_a_library_without_dispatch_stubs_is_not_libtorch() -> None:
+    with pytest.raises(LoadError, match="not a libtorch"):
+        lt.capability_flags("  1: 0 FUNC GLOBAL DEFAULT 12 main")
+
+
+def test_a_given_torch_of_another_release_is_refused(tmp_path: Path) -> None:
+    torch = tmp_path / "torch"
+    (torch / "lib").mkdir(parents=True)
+    (torch / "include").mkdir()
+    (torch / "lib/libtorch_cpu.so").write_bytes(b"")
+    (torch / "version.py").write_text("__version__ = '2.5.1+cpu'\n")
+    with pytest.raises(LoadError, match=r"libtorch 2\.5\.1 does not match the ported tree's release 2\.6\.0"):
+        lt.given(torch, "2.6.0")
+    assert lt.given(torch, "2.5.1").root == tmp_path
+
+
+# --- the CPU view and the object cache -----------------------------------------------------------
+
+def test_cpu_view_converts_launches_and_copies_the_rest(tmp_path: Path) -> None:
+    tree, view = tmp_path / "tree", tmp_path / "view"
+    (tree / "a").mkdir(parents=True)
+    (tree / "a/k.mu").write_bytes(b"void f() { k<<<1, 2>>>(x); }\n")
+    (tree / "a/h.h").write_bytes(b"int x; // k<<<1, 2>>>(x)\n")
+    (view / "gone.h").parent.mkdir(parents=True)
+    (view / "gone.h").write_bytes(b"")
+    assert refresh(tree, view) == []
+    assert (view / "a/k.mu").read_bytes() == b"void f() { musaport_launch(1, 2, 0, 0, [&]() { k(x); }); }\n"
+    assert (view / "a/h.h").read_bytes() == (tree / "a/h.h").read_bytes()
+    assert not (view / "gone.h").exists()
+    assert (tree / "a/k.mu").read_bytes() == b"void f() { k<<<1, 2>>>(x); }\n"  # the port is never edited
+
+
+def test_a_launch_that_cannot_be_converted_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "bad.muh").write_bytes(b"int y;\nk<<<1>>>;\n")
+    problems = refresh(tree, tmp_path / "view")
+    assert [p.file for p in problems] == ["bad.muh"] and "line 2" in problems[0].error
+    assert cpu_bytes(b"int x;\n") == b"int x;\n"
+
+
+def test_depfile_prerequisites() -> None:
+    text = "obj.o: /a/b.cpp /usr/include/x.h \\\n  /c/d.h\n"
+    assert parse_depfile(text) == ["/a/b.cpp", "/usr/include/x.h", "/c/d.h"]
+
+
+def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path) -> None:
+    (tmp_path / "h.h").write_text("#define V 1\n")
+    a, b = tmp_path / "a.cpp", tmp_path / "b.cpp"
+    a.write_text('#include "h.h"\nint fa() { return V; }\n')
+    b.write_text("int fb() { return 2; }\n")
+    first = build_all(["g++"], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    assert [x.reused for x in first] == [False, False] and all(x.obj for x in first)
+    (tmp_path / "h.h").write_text("#define V 2\n")
+    second = build_all(["g++"], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    assert [x.reused for x in second] == [False, True]
+    b.write_text("int fb() { return }\n")
+    third = build_all(["g++"], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    assert third[0].reused and third[1].obj is None and "error" in third[1].error
+
+
+# --- the driver's output and the table -----------------------------------------------------------
+
+def test_driver_rows_and_table() -> None:
+    out = ('noise\n{"op": "abs", "dtype": "float", "status": "pass", "max_error": 0, "cases": 3, "detail": ""}\n'
+           '{"op": "abs", "dtype": "int", "status": "fail", "max_error": 2, "cases": 1, "detail": "5x7: first mismatch"}\n')
+    parsed = parse_rows(out)
+    assert parsed == [DtypeResult("float", "pass", 0.0, 3, ""), DtypeResult("int", "fail", 2.0, 1, "5x7: first mismatch")]
+    table = rows([OpResult("abs", "fail", "int: 5x7: first mismatch", tuple(parsed)),
+                  OpResult("add", "build-error", "UfuncMUSA_add.mu: error")])
+    assert table == [("abs", "float", "0", "pass", ""), ("abs", "int", "2", "fail", "5x7: first mismatch"),
+                     ("add", "", "", "build-error", "UfuncMUSA_add.mu: error")]
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+def test_backend_mode_rejects_file_patterns_and_stray_options(tmp_path: Path) -> None:
+    done = musaport("validate", "--backend", "--out", str(tmp_path), "*.mu")
+    assert done.returncode == 2 and "--backend takes no file patterns" in done.stderr
+    done = musaport("validate", "--compile", "--ops", "abs", "--out", str(tmp_path))
+    assert done.returncode == 2 and "--ops and --libtorch go with --backend" in done.stderr
+
+
+def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, tmp_path: Path) -> None:
+    """The port of 2.6.0, linked against libtorch 2.6.0 (fetched into the user cache once), runs
+    every M1 operator on PrivateUse1 tensors and matches PyTorch's own CPU results."""
+    out = tmp_path / "out"
+    shutil.copytree(ported_260, out, symlinks=True)  # the shared port stays as run made it
+    done = musaport("validate", "--backend", "--out", str(out))
+    report = json.loads((out / "validate_backend_report.json").read_text())
+    assert report["torch_version"] == "2.6.0"
+    failing = {op: r["reason"] for op, r in report["ops"].items() if r["status"] != "pass"}
+    assert failing == {}, done.stdout[-3000:] + done.stderr[-3000:]
+    assert set(M1) <= set(report["ops"]) and done.returncode == 0
+    assert set(report["ops"]["tril"]["dtypes"]) == {"float", "double", "int", "long"}
+    assert "11 of 11 operators pass on PrivateUse1 with libtorch 2.6.0" in done.stdout
+    again = musaport("validate", "--backend", "--out", str(out), "--ops", "tril")
+    build = json.loads((out / "validate_backend_report.json").read_text())["build"]
+    assert again.returncode == 0 and build["compiled"] == 1 and build["reused"] == build["objects"] - 1, build
+    # the one compiled object is the registration: --ops tril registers fewer operators
