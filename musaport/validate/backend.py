@@ -92,6 +92,7 @@ class Plan:
     registered: dict[str, list[str]] = field(default_factory=dict)  # sample -> operator names
     base: list[str] = field(default_factory=list)
     unlinked: dict[str, str] = field(default_factory=dict)  # sample -> the symbol no ported file defines
+    tried: set[str] = field(default_factory=set)  # symbols whose definers were added (missing again: blame)
 
 
 def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtorch: Libtorch, jobs: int,
@@ -128,8 +129,9 @@ def plan_sources(model: OperatorModel, out: OutDir, catalog: Catalog, chosen: li
     for name in plan.base:
         _need(plan, ported, model.operators[name].files, "")
     for s in chosen:
-        names = list(s.register) if s.register is not None else [op.name for op in model.resolve(s.name)]
-        names = [n for n in names if n in model.wrappers and n not in plan.base]
+        queries = s.register if s.register is not None else (s.name,)
+        names = [op.name for q in queries for op in model.resolve(q)]  # "where": every overload of it
+        names = [n for n in dict.fromkeys(names) if n in model.wrappers and n not in plan.base]
         plan.registered[s.name] = names
         for n in names:
             _need(plan, ported, model.operators[n].files, s.name)
@@ -181,50 +183,67 @@ class BuildEnv:
 def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample], failed: dict[str, str],
            log) -> tuple[Path | None, list[str], list[Built]]:
     """Compile and link, adding the files that define missing symbols: the library (or None), what
-    stays missing, and every object built or reused on the way."""
-    generated = _generated_sources(env, plan, model, chosen, failed)
-    added: set[str] = set()
-    missing: list[str] = []
+    stays missing, and every object built or reused on the way.
+
+    Every ported source knows the samples that need it (``""``: all). A file that
+    does not compile, or that calls a symbol no ported file defines, takes only its
+    samples out; the build goes on without them.
+    """
     seen: dict[Path, Built] = {}
-    library, missing = _rounds(env, plan, model, chosen, failed, log, generated, added, seen)
-    return library, missing, list(seen.values())
-
-
-def _rounds(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample], failed: dict[str, str],
-            log, generated: list[Path], added: set[str], seen: dict[Path, Built]) -> tuple[Path | None, list[str]]:
     missing: list[str] = []
     for round_no in range(MAX_ROUNDS):
-        sources = [env.view / rel for rel in sorted(set(plan.needs) | added) if rel not in failed]
+        generated = _generated_sources(env, plan, model, chosen, failed)
+        sources = [env.view / rel for rel in sorted(plan.needs) if rel not in failed and _wanted(plan, rel, failed)]
         log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
         built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
         for b in built:  # an object compiled in an earlier round counts as compiled, not reused
             seen[b.source] = b if b.source not in seen or not b.reused else seen[b.source]
         broken = next((b for b in built if b.obj is None and b.source in generated), None)
-        if broken is not None:  # the registration or the adapter: no sample can be built
-            return None, [f"{broken.source.name}: {broken.error}"]
+        if broken is not None:  # the registration or an adapter: no sample can be built
+            return None, [f"{broken.source.name}: {broken.error}"], list(seen.values())
         newly = {_rel(env, b.source): b.error for b in built if b.obj is None}
         if newly:
             failed.update(newly)
-            generated = _generated_sources(env, plan, model, chosen, failed)
             continue
-        library, missing = _link(env, [b.obj for b in built if b.obj is not None])
+        library, refs = _link(env, [b.obj for b in built if b.obj is not None])
         if library is not None:
-            return library, []
-        found = _definitions(env.out, missing) - added - set(plan.needs)
-        if found - set(failed):
-            added |= found
+            return library, [], list(seen.values())
+        missing = sorted(refs)
+        owners = {b.obj: _rel(env, b.source) for b in built if b.obj is not None}
+        if not _settle(env, plan, model, chosen, refs, owners):
+            return None, missing, list(seen.values())
+    return None, missing or ["the build did not settle"], list(seen.values())
+
+
+def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample],
+            refs: dict[str, set[Path]], owners: dict[Path, str]) -> bool:
+    """One step towards a closed link: add the ported files that define missing symbols (needed by the
+    samples of the files that call them), or take out the samples whose files call what nothing
+    defines. False when neither is possible (a file every sample needs calls an undefined symbol)."""
+    progress = False
+    for mangled, objects in sorted(refs.items()):
+        users = set().union(*(plan.needs.get(owners.get(o, ""), set()) for o in objects))
+        callers = {owners.get(o, "") for o in objects}
+        definers = _definitions(env.out, [mangled])
+        if definers and mangled not in plan.tried:  # a failed definer takes its new users out with it
+            plan.tried.add(mangled)
+            for rel in definers:
+                plan.needs[rel] = plan.needs.get(rel, set()) | (set(users) or {""})
+            progress = True
             continue
-        blamed = _blame(model, plan, chosen, missing)
-        if not blamed:
-            return None, missing
-        plan.unlinked.update(blamed)  # those samples leave the build; the others go on
-        generated = _generated_sources(env, plan, model, chosen, failed)
-    return None, missing or ["the build did not settle"]
+        if any(c not in plan.needs for c in callers):  # called from the registration or an adapter
+            blamed = _blame(model, plan, chosen, [mangled])
+        elif "" in users:
+            blamed = {}
+        else:
+            blamed = {s: demangle(mangled) for s in users if s not in plan.unlinked}
+        plan.unlinked.update(blamed)
+        progress |= bool(blamed)
+    return progress
 
 
 def _blame(model: OperatorModel, plan: Plan, chosen: list[Sample], missing: list[str]) -> dict[str, str]:
-    """Samples whose registered wrappers call a symbol no ported file defines (``add``'s generated ufunc
-    kernel, say): sample -> that symbol, demangled."""
+    """Samples whose registered wrappers call a symbol no ported file defines: sample -> that symbol."""
     blamed = {}
     for mangled in missing:
         try:
@@ -239,6 +258,12 @@ def _blame(model: OperatorModel, plan: Plan, chosen: list[Sample], missing: list
             if any(w is not None and owner in f"{w.call} {w.parent}" for w in wrappers):
                 blamed[s.name] = symbol.demangled
     return blamed
+
+
+def _wanted(plan: Plan, rel: str, failed: dict[str, str]) -> bool:
+    """A source still needed: by every sample, or by one that has not left the build."""
+    users = plan.needs[rel]
+    return "" in users or any(s not in plan.unlinked and not _blocked(plan, s, failed) for s in users)
 
 
 def _rel(env: BuildEnv, path: Path) -> str:
@@ -270,8 +295,8 @@ def _blocked(plan: Plan, sample: str, failed: dict[str, str]) -> str:
     return next((rel for rel, users in sorted(plan.needs.items()) if rel in failed and users & {sample, ""}), "")
 
 
-def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, list[str]]:
-    """The shared library, or the mangled symbols still undefined (the link asks for every one)."""
+def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, set[Path]]]:
+    """The shared library, or each mangled symbol still undefined with the objects that call it."""
     library = env.state / LIBRARY
     tmp = library.with_name(f".{LIBRARY}.tmp")
     cmd = [CXX, "-shared", "-pthread", "-o", str(tmp), *map(str, objects), *link_flags(objects),
@@ -281,8 +306,25 @@ def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, list[str]]:
         tmp.replace(library)
         return library, []
     tmp.unlink(missing_ok=True)
-    missing = sorted(set(_UNDEFINED.findall(done.stderr)))
-    return None, missing or [(done.stderr.strip().splitlines() or ["link failed"])[-1]]
+    refs = undefined_references(done.stderr)
+    return None, refs or {(done.stderr.strip().splitlines() or ["link failed"])[-1]: set()}
+
+
+_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(/\S+\.o): in function")
+
+
+def undefined_references(stderr: str) -> dict[str, set[Path]]:
+    """GNU ld's complaints: symbol -> the objects whose functions call it (``OBJ: in function ...:``
+    opens each object's block of ``undefined reference to`` lines)."""
+    refs: dict[str, set[Path]] = {}
+    current: Path | None = None
+    for line in stderr.splitlines():
+        opened = _IN_OBJECT.match(line)
+        if opened:
+            current = Path(opened.group(1))
+        for symbol in _UNDEFINED.findall(line):
+            refs.setdefault(symbol, set()).update({current} if current else set())
+    return refs
 
 
 def _definitions(out: OutDir, symbols: list[str]) -> set[str]:
