@@ -148,6 +148,56 @@ def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
     assert result.returncode == 1 and "[device]" in result.stdout
 
 
+THRUST = """\
+#include <thrust/binary_search.h>
+#include <thrust/device_ptr.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/sort.h>
+#include <thrust/system/musa/execution_policy.h>
+#include <thrust/unique.h>
+template <typename T>
+struct DeviceLess { __device__ bool operator()(const T& a, const T& b) const { return a < b; } };
+struct HostLess { bool operator()(long a, long b) const { return a < b; } };
+struct Allocator { char* allocate(long n); void deallocate(char* p, long n); };
+long run(long* data, long* values, long n, musaStream_t stream) {
+  Allocator allocator;
+  auto policy = thrust::musa::par(allocator).on(stream);
+  thrust::device_ptr<long> keys(data), vals(values);
+  thrust::sort_by_key(policy, keys, keys + n, vals, DeviceLess<long>());
+  long m = thrust::unique(policy, keys, keys + n, [] __device__(long a, long b) { return a == b; }) - keys;
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0L), thrust::make_counting_iterator(n),
+                   [=] __device__(long i) { values[i] = i; });
+  thrust::lower_bound(policy, keys, keys + m, vals, vals + n, vals);
+  thrust::sort(thrust::host, data, data + n, HostLess());
+  return thrust::reduce(policy, keys, keys + m, 0L, [] __device__(long a, long b) { return a + b; });
+}
+__global__ void sort_rows(long* data, long n) { thrust::sort(thrust::seq, data, data + n, DeviceLess<long>()); }
+"""
+
+
+@needs_clang
+def test_compile_mode_accepts_device_functors_with_a_device_policy(tmp_path: Path) -> None:
+    """As with thrust, a device policy called from host code takes functors that exist only on the device."""
+    out = _ported_tree(tmp_path, "uses_thrust.mu", THRUST)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS uses_thrust.mu" in result.stdout
+
+
+@needs_clang
+def test_compile_mode_rejects_a_host_functor_with_a_device_policy(tmp_path: Path) -> None:
+    """The device pass sees the algorithm's one-thread kernel, so a host-only functor there is an error."""
+    broken = THRUST.replace("thrust::sort(thrust::host,", "thrust::sort(policy,")
+    out = _ported_tree(tmp_path, "uses_thrust.mu", broken)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 1
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("FAIL uses_thrust.mu"))
+    assert "[device]" in line and "reference to __host__ function 'operator()'" in line
+
+
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
     assert both.returncode == 2 and "exactly one of --compile or --run" in both.stderr

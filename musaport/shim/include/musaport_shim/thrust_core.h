@@ -6,7 +6,7 @@
 // Memory is one address space in both modes the shim serves (clang only
 // checks syntax; the CPU runtime allocates device memory on the host), so
 // device_ptr is a thin pointer wrapper, device_vector a std::vector, and every
-// algorithm runs sequentially on the caller's side whatever the policy.
+// algorithm runs sequentially (where, see thrust_algorithms.h).
 #pragma once
 
 #include <cstddef>
