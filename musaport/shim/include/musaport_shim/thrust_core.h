@@ -254,6 +254,21 @@ class counting_iterator
   }
   MUSAPORT_HD Incrementable base() const { return at(0); }
 
+  // Two counting iterators compare by the values they count, not by how far
+  // each was advanced: counting_iterator(0) and counting_iterator(n) are n apart.
+  using base_type =
+      musaport_detail::position_iterator<counting_iterator<Incrementable>, Incrementable, Incrementable>;
+  using base_type::operator-;
+  MUSAPORT_HD std::ptrdiff_t operator-(const counting_iterator& o) const {
+    return static_cast<std::ptrdiff_t>(at(0) - o.at(0));
+  }
+  MUSAPORT_HD bool operator==(const counting_iterator& o) const { return at(0) == o.at(0); }
+  MUSAPORT_HD bool operator!=(const counting_iterator& o) const { return !(at(0) == o.at(0)); }
+  MUSAPORT_HD bool operator<(const counting_iterator& o) const { return at(0) < o.at(0); }
+  MUSAPORT_HD bool operator>(const counting_iterator& o) const { return o.at(0) < at(0); }
+  MUSAPORT_HD bool operator<=(const counting_iterator& o) const { return !(o.at(0) < at(0)); }
+  MUSAPORT_HD bool operator>=(const counting_iterator& o) const { return !(at(0) < o.at(0)); }
+
  private:
   Incrementable base_;
 };
