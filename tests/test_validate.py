@@ -198,6 +198,52 @@ def test_compile_mode_rejects_a_host_functor_with_a_device_policy(tmp_path: Path
     assert "[device]" in line and "reference to __host__ function 'operator()'" in line
 
 
+MUSPARSE = """\
+#include <musparse.h>
+void spgemm(musparseHandle_t h, musparseMatDescr_t a, const int* rows, const int* cols, const double* vals, int n) {
+  csrgemm2Info_t info;
+  musparseCreateCsrgemm2Info(&info);
+  musparseSetPointerMode(h, MUSPARSE_POINTER_MODE_HOST);
+  double alpha = 1, beta = 0;
+  size_t bytes = 0;
+  musparseDcsrgemm2_bufferSizeExt(h, n, n, n, &alpha, a, n, rows, cols, a, n, rows, cols, &beta, a, 0, rows, cols,
+                                  info, &bytes);
+  int nnz = 0;
+  int* out_rows = nullptr;
+  musparseXcsrgemm2Nnz(h, n, n, n, a, n, rows, cols, a, n, rows, cols, a, 0, rows, cols, a, out_rows, &nnz, info,
+                       nullptr);
+  musparseDcsrgemm2(h, n, n, n, &alpha, a, n, vals, rows, cols, a, n, vals, rows, cols, &beta, a, 0, vals, rows,
+                    cols, a, nullptr, out_rows, nullptr, info, nullptr);
+  musparseDestroyCsrgemm2Info(info);
+}
+void spmm(musparseHandle_t h, int* rows, int* cols, float* vals, float* dense, float* out, int n) {
+  musparseSpMatDescr_t a;
+  musparseDnMatDescr_t b, c;
+  musparseCreateCoo(&a, n, n, n, rows, cols, vals, MUSPARSE_INDEX_32I, MUSPARSE_INDEX_BASE_ZERO, MUSA_R_32F);
+  musparseCreateDnMat(&b, n, n, n, dense, MUSA_R_32F, MUSPARSE_ORDER_COL);
+  musparseCreateDnMat(&c, n, n, n, out, MUSA_R_32F, MUSPARSE_ORDER_COL);
+  float alpha = 1, beta = 0;
+  size_t bytes = 0;
+  musparseSpMMAlg_t alg = MUSPARSE_SPMM_COO_ALG2;
+  musparseSpMM_bufferSize(h, MUSPARSE_OPERATION_NON_TRANSPOSE, MUSPARSE_OPERATION_TRANSPOSE, &alpha, a, b, &beta, c,
+                          MUSA_R_32F, alg, &bytes);
+  musparseSpMM(h, MUSPARSE_OPERATION_NON_TRANSPOSE, MUSPARSE_OPERATION_TRANSPOSE, &alpha, a, b, &beta, c, MUSA_R_32F,
+               alg, nullptr);
+  musparseDestroySpMat(a);
+  musparseDestroyDnMat(b);
+  musparseDestroyDnMat(c);
+}
+"""
+
+
+@needs_clang
+def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
+    """PyTorch's sparse matmul uses the legacy csrgemm2 API (its info type keeps the toolkit name) and SpMM."""
+    out = _ported_tree(tmp_path, "sparse.mu", MUSPARSE)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
     assert both.returncode == 2 and "exactly one of --compile or --run" in both.stderr
