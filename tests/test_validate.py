@@ -148,6 +148,102 @@ def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
     assert result.returncode == 1 and "[device]" in result.stdout
 
 
+THRUST = """\
+#include <thrust/binary_search.h>
+#include <thrust/device_ptr.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/sort.h>
+#include <thrust/system/musa/execution_policy.h>
+#include <thrust/unique.h>
+template <typename T>
+struct DeviceLess { __device__ bool operator()(const T& a, const T& b) const { return a < b; } };
+struct HostLess { bool operator()(long a, long b) const { return a < b; } };
+struct Allocator { char* allocate(long n); void deallocate(char* p, long n); };
+long run(long* data, long* values, long n, musaStream_t stream) {
+  Allocator allocator;
+  auto policy = thrust::musa::par(allocator).on(stream);
+  thrust::device_ptr<long> keys(data), vals(values);
+  thrust::sort_by_key(policy, keys, keys + n, vals, DeviceLess<long>());
+  long m = thrust::unique(policy, keys, keys + n, [] __device__(long a, long b) { return a == b; }) - keys;
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0L), thrust::make_counting_iterator(n),
+                   [=] __device__(long i) { values[i] = i; });
+  thrust::lower_bound(policy, keys, keys + m, vals, vals + n, vals);
+  thrust::sort(thrust::host, data, data + n, HostLess());
+  return thrust::reduce(policy, keys, keys + m, 0L, [] __device__(long a, long b) { return a + b; });
+}
+__global__ void sort_rows(long* data, long n) { thrust::sort(thrust::seq, data, data + n, DeviceLess<long>()); }
+"""
+
+
+@needs_clang
+def test_compile_mode_accepts_device_functors_with_a_device_policy(tmp_path: Path) -> None:
+    """As with thrust, a device policy called from host code takes functors that exist only on the device."""
+    out = _ported_tree(tmp_path, "uses_thrust.mu", THRUST)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS uses_thrust.mu" in result.stdout
+
+
+@needs_clang
+def test_compile_mode_rejects_a_host_functor_with_a_device_policy(tmp_path: Path) -> None:
+    """The device pass sees the algorithm's one-thread kernel, so a host-only functor there is an error."""
+    broken = THRUST.replace("thrust::sort(thrust::host,", "thrust::sort(policy,")
+    out = _ported_tree(tmp_path, "uses_thrust.mu", broken)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 1
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("FAIL uses_thrust.mu"))
+    assert "[device]" in line and "reference to __host__ function 'operator()'" in line
+
+
+MUSPARSE = """\
+#include <musparse.h>
+void spgemm(musparseHandle_t h, musparseMatDescr_t a, const int* rows, const int* cols, const double* vals, int n) {
+  csrgemm2Info_t info;
+  musparseCreateCsrgemm2Info(&info);
+  musparseSetPointerMode(h, MUSPARSE_POINTER_MODE_HOST);
+  double alpha = 1, beta = 0;
+  size_t bytes = 0;
+  musparseDcsrgemm2_bufferSizeExt(h, n, n, n, &alpha, a, n, rows, cols, a, n, rows, cols, &beta, a, 0, rows, cols,
+                                  info, &bytes);
+  int nnz = 0;
+  int* out_rows = nullptr;
+  musparseXcsrgemm2Nnz(h, n, n, n, a, n, rows, cols, a, n, rows, cols, a, 0, rows, cols, a, out_rows, &nnz, info,
+                       nullptr);
+  musparseDcsrgemm2(h, n, n, n, &alpha, a, n, vals, rows, cols, a, n, vals, rows, cols, &beta, a, 0, vals, rows,
+                    cols, a, nullptr, out_rows, nullptr, info, nullptr);
+  musparseDestroyCsrgemm2Info(info);
+}
+void spmm(musparseHandle_t h, int* rows, int* cols, float* vals, float* dense, float* out, int n) {
+  musparseSpMatDescr_t a;
+  musparseDnMatDescr_t b, c;
+  musparseCreateCoo(&a, n, n, n, rows, cols, vals, MUSPARSE_INDEX_32I, MUSPARSE_INDEX_BASE_ZERO, MUSA_R_32F);
+  musparseCreateDnMat(&b, n, n, n, dense, MUSA_R_32F, MUSPARSE_ORDER_COL);
+  musparseCreateDnMat(&c, n, n, n, out, MUSA_R_32F, MUSPARSE_ORDER_COL);
+  float alpha = 1, beta = 0;
+  size_t bytes = 0;
+  musparseSpMMAlg_t alg = MUSPARSE_SPMM_COO_ALG2;
+  musparseSpMM_bufferSize(h, MUSPARSE_OPERATION_NON_TRANSPOSE, MUSPARSE_OPERATION_TRANSPOSE, &alpha, a, b, &beta, c,
+                          MUSA_R_32F, alg, &bytes);
+  musparseSpMM(h, MUSPARSE_OPERATION_NON_TRANSPOSE, MUSPARSE_OPERATION_TRANSPOSE, &alpha, a, b, &beta, c, MUSA_R_32F,
+               alg, nullptr);
+  musparseDestroySpMat(a);
+  musparseDestroyDnMat(b);
+  musparseDestroyDnMat(c);
+}
+"""
+
+
+@needs_clang
+def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
+    """PyTorch's sparse matmul uses the legacy csrgemm2 API (its info type keeps the toolkit name) and SpMM."""
+    out = _ported_tree(tmp_path, "sparse.mu", MUSPARSE)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
     assert both.returncode == 2 and "exactly one of --compile or --run" in both.stderr
@@ -176,3 +272,33 @@ def test_compile_mode_reports_the_build_list_apart(ported_260: Path) -> None:
     assert doc["build_list"] == {"passed": 1, "total": 1}
     assert {f["file"].rsplit("/", 1)[1]: f["in_build_list"] for f in doc["files"]} == {
         "AbsKernel.mu": True, "MixedDtypesLinear.mu": False}
+
+
+# Build-list files that failed before the shim's device-policy thrust, its vectorized searches, musparse's
+# csrgemm2 and SpMM declarations, and the ported ATen/core headers (RestrictPtrTraits) (issue 11, item 9).
+FIXED_260 = ["aten/src/ATen/native/musa/Unique.mu", "aten/src/ATen/native/musa/LegacyThrustHelpers.mu",
+             "aten/src/ATen/native/musa/TensorModeKernel.mu", "aten/src/ATen/native/sparse/musa/SoftMax.mu",
+             "aten/src/ATen/native/sparse/musa/SparseMUSATensor.mu",
+             "aten/src/ATen/native/sparse/musa/SparseCsrTensorMath.mu",
+             "aten/src/ATen/native/sparse/musa/SparseMUSATensorMath.mu",
+             "aten/src/ATen/native/sparse/musa/SparseMatMul.mu", "aten/src/ATen/native/musa/Normalization.mu",
+             "aten/src/ATen/native/musa/int4mm.mu", "aten/src/ATen/native/quantized/musa/EmbeddingBag.mu"]
+
+
+@needs_clang
+@pytest.mark.shared
+def test_compile_mode_passes_the_fixed_build_list_files_on_real_pytorch(ported_260: Path) -> None:
+    result = musaport("validate", "--compile", "--out", str(ported_260), "-j", "2", *FIXED_260)
+    assert result.returncode == 0, result.stdout
+    assert f"{len(FIXED_260)} of {len(FIXED_260)} passed; in the default build list {len(FIXED_260)} of" in result.stdout
+
+
+@pytest.mark.shared
+def test_cuda_gated_aten_core_headers_are_ported(ported_260: Path) -> None:
+    """RestrictPtrTraits and the other device-only parts of ATen/core exist under __MUSACC__ in the port."""
+    core = ported_260 / "generated_cuda_compatible" / "aten/src/ATen/core"
+    accessor = (core / "TensorAccessor.h").read_text()
+    assert "#if defined(__MUSACC__) || defined(__HIPCC__)\ntemplate <typename T>\nstruct RestrictPtrTraits" in accessor
+    assert "__CUDACC__" not in (core / "TransformationHelper.h").read_text()
+    philox = (core / "PhiloxRNGEngine.h").read_text()
+    assert "#include <musa.h>" in philox and "__CUDA_ARCH__" not in philox

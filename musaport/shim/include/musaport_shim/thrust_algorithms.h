@@ -1,13 +1,20 @@
 // musaport shim: thrust's algorithms, sequential and __host__ __device__.
 //
-// Each algorithm has the policy-less form and the form with an execution
-// policy first (thrust::device, thrust::musa::par(alloc).on(stream), ...),
-// which ignores the policy.  Sorting is a heap sort (unstable) or an
+// Each algorithm has the policy-less form, which runs where it is called, and
+// the form with an execution policy first.  As in thrust, a device policy
+// (thrust::device, thrust::musa::par(alloc).on(stream), par_nosync) called
+// from host code runs the algorithm on the device: here, sequentially in a
+// one-thread kernel on the policy's stream (the way cub/device/ runs), so
+// functors and lambdas that are only __device__ are accepted; called from
+// device code it runs in the calling thread.  thrust::host and thrust::seq
+// run in the calling thread.  On the CPU runtime a kernel is a plain call, so
+// every form runs in the calling thread.  Sorting is a heap sort (unstable) or an
 // insertion sort (the stable_ variants and the *_by_key sorts, which thrust
 // documents as stable for radix-sortable keys): correct, not fast.
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <iterator>
 #include <type_traits>
 #include <utility>
@@ -53,15 +60,93 @@ MUSAPORT_HD void insertion_sort(std::ptrdiff_t n, Less less, Swap swap_at) {
     for (std::ptrdiff_t j = i; j > 0 && less(j, j - 1); --j) swap_at(j, j - 1);
 }
 
+// ------------------------------------------------------------ where a policy runs
+// The policies of thrust's device system (the MUSA backend).
+template <typename P>
+struct is_device_policy : std::false_type {};
+template <>
+struct is_device_policy<thrust::detail::device_t> : std::true_type {};
+template <>
+struct is_device_policy<musa::par_t> : std::true_type {};
+template <typename A>
+struct is_device_policy<musa::par_with_allocator_t<A>> : std::true_type {};
+
+template <typename P>
+using if_device_policy = std::enable_if_t<is_device_policy<std::decay_t<P>>::value, int>;
+template <typename P>
+using if_other_policy =
+    std::enable_if_t<is_execution_policy<P>::value && !is_device_policy<std::decay_t<P>>::value, int>;
+
+template <typename P>
+MUSAPORT_HD musaStream_t stream_of(const P&) { return nullptr; }
+MUSAPORT_HD inline musaStream_t stream_of(const musa::par_t& p) { return p.stream; }
+template <typename A>
+MUSAPORT_HD musaStream_t stream_of(const musa::par_with_allocator_t<A>& p) { return p.stream; }
+
+#if MUSAPORT_CLANG_CUDA
+template <typename F>
+__global__ void serial_kernel(F f) { f(); }
+template <typename R, typename F>
+__global__ void serial_kernel_result(R* result, F f) {
+  R r = f();
+  memcpy(static_cast<void*>(result), static_cast<const void*>(&r), sizeof(R));
+}
+
+// Run f (an algorithm with its arguments) in a one-thread kernel on the
+// stream and wait for it, copying a result back (algorithms return
+// iterators, values and pairs of them).
+template <typename F>
+void launch_serial(musaStream_t stream, F f, std::true_type /*void*/) {
+  serial_kernel<<<1, 1, 0, stream>>>(f);
+  musaStreamSynchronize(stream);
+}
+template <typename F>
+auto launch_serial(musaStream_t stream, F f, std::false_type /*void*/) {
+  using R = decltype(f());
+  R* d_result = nullptr;
+  musaMalloc(reinterpret_cast<void**>(&d_result), sizeof(R));
+  serial_kernel_result<<<1, 1, 0, stream>>>(d_result, f);
+  alignas(R) unsigned char h_result[sizeof(R)];
+  musaMemcpyAsync(h_result, d_result, sizeof(R), musaMemcpyDeviceToHost, stream);
+  musaStreamSynchronize(stream);
+  musaFree(d_result);
+  return *reinterpret_cast<R*>(h_result);
+}
+template <typename F>
+auto launch_serial(musaStream_t stream, F f) {
+  return launch_serial(stream, f, std::is_void<decltype(f())>());
+}
+#endif
+
 }  // namespace musaport_detail
 
-// Declares `name(policy, args...)` forwarding to `name(args...)`.
-#define MUSAPORT_THRUST_POLICY_FORM(name)                                                        \
-  template <typename Policy, typename... Args, musaport_detail::if_policy<Policy> = 0>           \
-  MUSAPORT_HD auto name(const Policy&, Args&&... args)                                           \
-      ->decltype(name(static_cast<Args&&>(args)...)) {                                           \
-    return name(static_cast<Args&&>(args)...);                                                   \
+// Declares `name(policy, args...)`: `name(args...)` run where the policy runs.
+// In clang mode a device policy has a __host__ form, which launches the
+// one-thread kernel (so the device pass, reading the host caller, emits the
+// kernel and checks that every functor is callable on the device), and a
+// __device__ form for calls from device code, which runs in the caller.
+#if MUSAPORT_CLANG_CUDA
+#define MUSAPORT_THRUST_POLICY_FORM(name)                                                          \
+  template <typename Policy, typename... Args, musaport_detail::if_other_policy<Policy> = 0>        \
+  MUSAPORT_HD auto name(const Policy&, Args&&... args)->decltype(name(static_cast<Args&&>(args)...)) { \
+    return name(static_cast<Args&&>(args)...);                                                     \
+  }                                                                                                \
+  template <typename Policy, typename... Args, musaport_detail::if_device_policy<Policy> = 0>       \
+  __host__ auto name(const Policy& policy, Args&&... args)->decltype(name(static_cast<Args&&>(args)...)) { \
+    return musaport_detail::launch_serial(musaport_detail::stream_of(policy),                      \
+                                          [=] MUSAPORT_HD() mutable { return name(args...); });    \
+  }                                                                                                \
+  template <typename Policy, typename... Args, musaport_detail::if_device_policy<Policy> = 0>       \
+  __device__ auto name(const Policy&, Args&&... args)->decltype(name(static_cast<Args&&>(args)...)) { \
+    return name(static_cast<Args&&>(args)...);                                                     \
   }
+#else
+#define MUSAPORT_THRUST_POLICY_FORM(name)                                                          \
+  template <typename Policy, typename... Args, musaport_detail::if_policy<Policy> = 0>             \
+  auto name(const Policy&, Args&&... args)->decltype(name(static_cast<Args&&>(args)...)) {         \
+    return name(static_cast<Args&&>(args)...);                                                     \
+  }
+#endif
 
 // ------------------------------------------------------------ for_each, transform, fill...
 template <typename It, typename F, musaport_detail::if_not_policy<It> = 0>
@@ -260,7 +345,6 @@ MUSAPORT_HD It lower_bound(It first, It last, const T& value, Comp comp) {
 }
 template <typename It, typename T, musaport_detail::if_not_policy<It> = 0>
 MUSAPORT_HD It lower_bound(It first, It last, const T& value) { return lower_bound(first, last, value, less<>()); }
-MUSAPORT_THRUST_POLICY_FORM(lower_bound)
 
 template <typename It, typename T, typename Comp, musaport_detail::if_not_policy<It> = 0>
 MUSAPORT_HD It upper_bound(It first, It last, const T& value, Comp comp) {
@@ -279,7 +363,6 @@ MUSAPORT_HD It upper_bound(It first, It last, const T& value, Comp comp) {
 }
 template <typename It, typename T, musaport_detail::if_not_policy<It> = 0>
 MUSAPORT_HD It upper_bound(It first, It last, const T& value) { return upper_bound(first, last, value, less<>()); }
-MUSAPORT_THRUST_POLICY_FORM(upper_bound)
 
 template <typename It, typename T, typename Comp, musaport_detail::if_not_policy<It> = 0>
 MUSAPORT_HD bool binary_search(It first, It last, const T& value, Comp comp) {
@@ -288,6 +371,37 @@ MUSAPORT_HD bool binary_search(It first, It last, const T& value, Comp comp) {
 }
 template <typename It, typename T, musaport_detail::if_not_policy<It> = 0>
 MUSAPORT_HD bool binary_search(It first, It last, const T& value) { return binary_search(first, last, value, less<>()); }
+// The vectorized searches: one search of [first, last) per value, the
+// position (or, for binary_search, whether it was found) written to result.
+template <typename It, typename Values, typename Out, typename Comp, musaport_detail::if_not_policy<It> = 0>
+MUSAPORT_HD Out lower_bound(It first, It last, Values values_first, Values values_last, Out result, Comp comp) {
+  for (; values_first != values_last; ++values_first, ++result) *result = lower_bound(first, last, *values_first, comp) - first;
+  return result;
+}
+template <typename It, typename Values, typename Out, musaport_detail::if_not_policy<It> = 0>
+MUSAPORT_HD Out lower_bound(It first, It last, Values values_first, Values values_last, Out result) {
+  return lower_bound(first, last, values_first, values_last, result, less<>());
+}
+template <typename It, typename Values, typename Out, typename Comp, musaport_detail::if_not_policy<It> = 0>
+MUSAPORT_HD Out upper_bound(It first, It last, Values values_first, Values values_last, Out result, Comp comp) {
+  for (; values_first != values_last; ++values_first, ++result) *result = upper_bound(first, last, *values_first, comp) - first;
+  return result;
+}
+template <typename It, typename Values, typename Out, musaport_detail::if_not_policy<It> = 0>
+MUSAPORT_HD Out upper_bound(It first, It last, Values values_first, Values values_last, Out result) {
+  return upper_bound(first, last, values_first, values_last, result, less<>());
+}
+template <typename It, typename Values, typename Out, typename Comp, musaport_detail::if_not_policy<It> = 0>
+MUSAPORT_HD Out binary_search(It first, It last, Values values_first, Values values_last, Out result, Comp comp) {
+  for (; values_first != values_last; ++values_first, ++result) *result = binary_search(first, last, *values_first, comp);
+  return result;
+}
+template <typename It, typename Values, typename Out, musaport_detail::if_not_policy<It> = 0>
+MUSAPORT_HD Out binary_search(It first, It last, Values values_first, Values values_last, Out result) {
+  return binary_search(first, last, values_first, values_last, result, less<>());
+}
+MUSAPORT_THRUST_POLICY_FORM(lower_bound)
+MUSAPORT_THRUST_POLICY_FORM(upper_bound)
 MUSAPORT_THRUST_POLICY_FORM(binary_search)
 
 // ------------------------------------------------------------ scans

@@ -6,7 +6,7 @@
 // Memory is one address space in both modes the shim serves (clang only
 // checks syntax; the CPU runtime allocates device memory on the host), so
 // device_ptr is a thin pointer wrapper, device_vector a std::vector, and every
-// algorithm runs sequentially on the caller's side whatever the policy.
+// algorithm runs sequentially (where, see thrust_algorithms.h).
 #pragma once
 
 #include <cstddef>
@@ -253,6 +253,21 @@ class counting_iterator
     return static_cast<Incrementable>(base_ + static_cast<Incrementable>(this->pos_ + n));
   }
   MUSAPORT_HD Incrementable base() const { return at(0); }
+
+  // Two counting iterators compare by the values they count, not by how far
+  // each was advanced: counting_iterator(0) and counting_iterator(n) are n apart.
+  using base_type =
+      musaport_detail::position_iterator<counting_iterator<Incrementable>, Incrementable, Incrementable>;
+  using base_type::operator-;
+  MUSAPORT_HD std::ptrdiff_t operator-(const counting_iterator& o) const {
+    return static_cast<std::ptrdiff_t>(at(0) - o.at(0));
+  }
+  MUSAPORT_HD bool operator==(const counting_iterator& o) const { return at(0) == o.at(0); }
+  MUSAPORT_HD bool operator!=(const counting_iterator& o) const { return !(at(0) == o.at(0)); }
+  MUSAPORT_HD bool operator<(const counting_iterator& o) const { return at(0) < o.at(0); }
+  MUSAPORT_HD bool operator>(const counting_iterator& o) const { return o.at(0) < at(0); }
+  MUSAPORT_HD bool operator<=(const counting_iterator& o) const { return !(o.at(0) < at(0)); }
+  MUSAPORT_HD bool operator>=(const counting_iterator& o) const { return !(at(0) < o.at(0)); }
 
  private:
   Incrementable base_;
