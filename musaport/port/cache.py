@@ -16,6 +16,7 @@ content hash decides.  Only files touched just before a run pay for hashing.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -168,9 +169,13 @@ class Plan:
 
 
 def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path) -> Plan:
-    """Reuse cached results whose source and output are as they were; port the rest."""
+    """Reuse cached results whose source and output are as they were; port the rest.
+
+    One ``stat`` per file: of its output (discovery took the source's).
+    """
     result = Plan()
     owners: dict[str, str] = {}
+    src_root, out_root = str(source), str(tree)
     for f in found:
         if f.error:
             result.collisions.append(failed(f.rel, f.out, f.error))
@@ -180,30 +185,32 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
             continue
         owners[f.out] = f.rel
         entry = entries.get(f.rel)
-        if entry and entry.out == f.out and _unchanged(entry, f, source / f.rel, tree / f.out):
+        if entry and entry.out == f.out and _unchanged(entry, f, f"{src_root}/{f.rel}", f"{out_root}/{f.out}"):
             result.reused[f.rel] = entry
         else:
             result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only, f.values))
     return result
 
 
-def _unchanged(entry: Entry, found: Found, src: Path, out: Path) -> bool:
+def _unchanged(entry: Entry, found: Found, src: str, out: str) -> bool:
     """Size and mtime of source and output match the cache; a racy entry's source
     must also hash the same.  Discovery's stat of the source is used when it took one."""
     try:
-        size, mtime = (found.size, found.mtime_ns) if found.size >= 0 else _stat(src)
-        o = out.stat()
+        if found.size >= 0:
+            size, mtime = found.size, found.mtime_ns
+        else:
+            s = os.stat(src)
+            size, mtime = s.st_size, s.st_mtime_ns
+        o = os.stat(out)
         if (size, mtime, o.st_size, o.st_mtime_ns) != (entry.size, entry.mtime_ns, entry.out_size,
                                                        entry.out_mtime_ns):
             return False
-        return not entry.racy or hashlib.sha256(src.read_bytes()).hexdigest() == entry.src_hash
+        if not entry.racy:
+            return True
+        with open(src, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest() == entry.src_hash
     except OSError:
         return False
-
-
-def _stat(path: Path) -> tuple[int, int]:
-    s = path.stat()
-    return s.st_size, s.st_mtime_ns
 
 
 def entry(result: FileResult, src: Path, out: Path) -> Entry:
