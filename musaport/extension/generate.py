@@ -23,7 +23,7 @@ from musaport.outdir import CMAKE_FILE, OutDir
 from musaport.port import cache
 from musaport.port.file import FileResult
 from musaport.port.layout import Layout
-from musaport.port.run import Config, Generated, Options
+from musaport.port.config import Config, Generated, Options
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.rules import Rule, extend
 from musaport.rewrite.packs import load_packs

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from musaport.ops.records import NATIVE_FUNCTIONS, TAGS, Record, Records, load_records
+from musaport.ops.inputs import generic_files
+from musaport.ops.records import Record, Records, load_records
 from musaport.ops.scan import Definition, FileFacts, pasted_regex, pasted_with, scan
 from musaport.outdir import OutDir
 from musaport.port.layout import Found, Layout, OperatorFolders, discover, load_layout
@@ -110,29 +111,13 @@ def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = Non
     records = load_records(source, state)
     ported_set = set(ported if ported is not None else _layout_selection(source, layout))
     scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)]
-    scanned += _generic_files(source, ported_set, layout.operators)
+    scanned += generic_files(source, ported_set, layout.operators)
     facts = scan(source, scanned, state, jobs)
     return build_model(records, facts, ported_set, layout.operators)
 
 
 def _layout_selection(source: Path, layout: Layout) -> list[str]:
     return [f.rel for f in discover(layout, source) if isinstance(f, Found)]
-
-
-def _generic_files(source: Path, ported: set[str], folders: OperatorFolders) -> list[str]:
-    """The ``.cpp`` files of the device-generic folders that the run did not port."""
-    found = []
-    for folder in folders.generic:
-        path = source / folder
-        if path.is_dir():
-            found += [f"{folder}/{p.name}" for p in path.iterdir() if p.suffix == ".cpp" and p.is_file()]
-    return sorted(set(found) - ported)
-
-
-def inputs(source: Path, layout: Layout) -> list[Path]:
-    """Files outside the ported set whose change changes the model (for the run's digest)."""
-    paths = [source / NATIVE_FUNCTIONS, source / TAGS]
-    return paths + [source / rel for rel in _generic_files(source, set(), layout.operators)]
 
 
 @dataclass

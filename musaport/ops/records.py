@@ -19,10 +19,9 @@ from pathlib import Path
 
 from musaport import children, jsoncache
 from musaport.errors import LoadError
+from musaport.ops.inputs import NATIVE_FUNCTIONS, TAGS
 from musaport.yamlload import load_yaml
 
-NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
-TAGS = "aten/src/ATen/native/tags.yaml"
 CHILD = Path(__file__).with_name("torchgen_child.py")
 FORMAT = 1
 

@@ -17,23 +17,12 @@ from typing import Callable
 from musaport.children import die_with_parent
 from musaport.cpp.parser import decode, encode
 from musaport.port.configure import render
-from musaport.port.file import FileResult, copy_bytes, failed, port_bytes
+from musaport.port.file import FileResult, Task, copy_bytes, failed, port_bytes
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many
 
 _MIN_PER_WORKER = 24
 _BATCH = 64
-
-
-@dataclass(frozen=True)
-class Task:
-    """One file to port: where to read it and what to call it."""
-
-    path: Path
-    src: str
-    out: str
-    copy_only: bool
-    values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from musaport import __version__
 from musaport.cpp.parser import MASK, Parsed, decode, encode, masked, parse
@@ -63,6 +64,17 @@ OTHER_FAMILY = "CUDA toolkit"
 def family(name: str) -> str:
     """The library family of an unmapped name (``ncclComm_t`` → NCCL), or ``CUDA toolkit``."""
     return next((f for f, pattern in FAMILIES if pattern.fullmatch(name)), OTHER_FAMILY)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to port: where to read it and what to call it."""
+
+    path: Path
+    src: str
+    out: str
+    copy_only: bool
+    values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
 
 
 @dataclass(frozen=True)

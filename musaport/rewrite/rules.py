@@ -225,7 +225,7 @@ def _names_pattern(names: tuple[tuple[str, str], ...], vocabulary: frozenset[str
     if len(keys) <= _SMALL_TABLE:
         escaped = sorted((re.escape(k) for k in keys), key=lambda k: (-len(k), k))
         return rf"(?<![\w])(?:{'|'.join(escaped)})(?![\w])"
-    prefixes = sorted({re.escape(_prefix(k)) for k in keys}, key=lambda p: (-len(p), p))
+    prefixes = sorted({re.escape(p) for p in {_prefix(k) for k in keys}}, key=lambda p: (-len(p), p))
     return rf"(?<![\w])(?:{'|'.join(prefixes)})\w*"
 
 

@@ -1,4 +1,6 @@
-"""Discovery and the plan take one stat per file; their results must be what they were before.
+"""The warm path of ``run``: cheap discovery and plan, an index-only cache, few imports.
+
+Discovery and the plan take one stat per file; their results must be what they were before.
 
 ``_reference_discover`` is the implementation discovery had before it used
 ``os.DirEntry`` (a Path and an ``lstat`` per file, ``fnmatchcase`` per glob):
@@ -12,13 +14,15 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import FIXTURE_TREE
+from conftest import FIXTURE_TREE, musaport, tree_digest
 from musaport.port import cache
 from musaport.port.file import FileResult
 from musaport.port.layout import (MAX_SOURCE_BYTES, Found, Layout, Skipped, _configured_found, _safe_rel,
@@ -192,3 +196,86 @@ def test_plan_hashes_a_racy_source(tmp_path: Path) -> None:
     found = [Found("s.cu", "s.mu", False, size=s.st_size, mtime_ns=s.st_mtime_ns)]
     assert list(cache.plan(found, {"s.cu": racy("old")}, tmp_path, tmp_path).reused) == ["s.cu"]
     assert [t.src for t in cache.plan(found, {"s.cu": racy("new")}, tmp_path, tmp_path).tasks] == ["s.cu"]
+
+
+def test_cache_index_and_results_round_trip(tmp_path: Path) -> None:
+    """The index alone plans; the outcomes come back equal from the results file."""
+    result = FileResult(src="d/a.cu", out="d/a.mu", status="ported", src_hash="s", out_hash="o",
+                        fired={"r": 2}, unmapped=(("cudaFoo", 3),), warnings=("w",))
+    entry = cache.Entry(1, 2, 3, 4, result=result)
+    path = tmp_path / cache.CACHE_NAME
+    cache.dump(path, "k", cache.Cache({"d/a.cu": entry}, "digest", {"counts": {}}))
+    loaded = cache.load(path, "k")
+    got = loaded.entries["d/a.cu"]
+    assert (got.size, got.mtime_ns, got.out_size, got.out_mtime_ns, got.out, got.out_hash, got.src_hash) == \
+        (1, 2, 3, 4, "d/a.mu", "o", "s")
+    assert loaded.digest == "digest" and loaded.summary == {"counts": {}}
+    assert loaded.load_results()
+    assert got.result == result
+    assert cache.load(path, "other key").entries == {}
+
+
+def test_cache_results_that_do_not_match_the_index_are_refused(tmp_path: Path) -> None:
+    result = FileResult(src="a.cu", out="a.mu", status="ported", src_hash="s", out_hash="o")
+    path = tmp_path / cache.CACHE_NAME
+    cache.dump(path, "k", cache.Cache({"a.cu": cache.Entry(1, 2, 3, 4, result=result)}))
+    results = tmp_path / cache.RESULTS_NAME
+    results.write_bytes(results.read_bytes().replace(b'"ported"', b'"copied"'))
+    assert not cache.load(path, "k").load_results()
+    results.unlink()
+    assert not cache.load(path, "k").load_results()
+
+
+def _port(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q")
+
+
+def test_a_results_file_from_another_run_ports_everything_again(tmp_path: Path) -> None:
+    """A run killed between writing the results and the index: nothing stale is reused."""
+    src = tmp_path / "pytorch"
+    shutil.copytree(FIXTURE_TREE, src)
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    assert _port(src, out).returncode == 0
+    results = out / ".musaport" / cache.RESULTS_NAME
+    results.write_bytes(results.read_bytes() + b" ")
+    edited = src / "aten/src/ATen/native/cuda/AbsKernel.cu"
+    edited.write_bytes(edited.read_bytes() + b"// edited\n")
+    from musaport.ops.generate import OperatorFiles
+    from musaport.port.config import Options, load_config
+    from musaport.port.run import run
+    from musaport.resources import default_packs
+
+    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
+    report = run(opts, load_config(opts))
+    assert report.return_code == 0 and report.reused == 0
+    assert _port(src, fresh).returncode == 0
+    strip = lambda d: {k: v[1] for k, v in d.items()}  # noqa: E731 - bytes only, mtimes differ
+    assert strip(tree_digest(out / "generated_cuda_compatible")) == strip(tree_digest(fresh / "generated_cuda_compatible"))
+    assert (out / "porting_report.md").read_bytes() == (fresh / "porting_report.md").read_bytes()
+
+
+_PROBE = """
+import sys
+from musaport.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    heavy = sorted(m for m in sys.modules if m in HEAVY)
+    print(exc.code, ",".join(heavy))
+"""
+_HEAVY = ["concurrent.futures.process", "multiprocessing", "subprocess", "musaport.port.concurrency",
+          "musaport.port.run", "musaport.port.stage", "musaport.ops.model", "musaport.ops.scan",
+          "musaport.ops.records", "musaport.ops.generate", "jinja2", "clang.cindex"]
+
+
+def test_a_warm_run_imports_none_of_the_porting_machinery(tmp_path: Path) -> None:
+    """What makes a warm run cheap (not a timing: the modules it must not need)."""
+    src = tmp_path / "pytorch"
+    shutil.copytree(FIXTURE_TREE, src)
+    args = ["run", "--pytorch-src", str(src), "--out", str(tmp_path / "out"), "-q"]
+    probe = _PROBE.replace("HEAVY", repr(set(_HEAVY)))
+    cold = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
+    assert cold.stdout.split()[0] == "0", cold.stderr
+    assert "musaport.port.run" in cold.stdout  # the probe sees a run that has work
+    warm = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
+    assert warm.stdout.split() == ["0"], warm.stdout + warm.stderr
