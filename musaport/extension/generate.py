@@ -53,6 +53,9 @@ class ExtensionFiles:
             h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
         return f"extension\0{h.hexdigest()}"
 
+    def observer(self) -> None:
+        """The generated files need nothing from the sources' parse."""
+
     def prepare(self, source: Path, out: OutDir) -> None:
         """Nothing runs in the background for an extension."""
 

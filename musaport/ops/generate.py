@@ -23,8 +23,9 @@ from musaport.ops.exclusions import rule_id
 from musaport.ops.inputs import NATIVE_FUNCTIONS, GenerateOptions, OperatorInputs
 from musaport.ops.model import Operator, OperatorModel, operator_model, resolve_names, suggest_names
 from musaport.ops.records import load_records, start_records
+from musaport.ops.scan import observed_facts
 from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
-from musaport.port.file import FileResult
+from musaport.port.file import FileResult, Observer
 from musaport.port.layout import Layout
 from musaport.port.config import Generated
 
@@ -34,6 +35,10 @@ class OperatorFiles(OperatorInputs):
     """The run's generation step: registration stubs, musa_functions.yaml, CMake lists."""
 
     jobs: int = 1  # worker processes for the operator scan (not in the digest: output is the same for any)
+
+    def observer(self) -> Observer | None:
+        """The operator scan's facts of each ported kernel file, taken from the port's parse."""
+        return observed_facts if self.options.registration else None
 
     def prepare(self, source: Path, out: OutDir) -> None:
         check_selection(source, out, self.options)
@@ -55,7 +60,8 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
     files: dict[str, str] = {}
     problems: tuple[str, ...] = ()
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
-        model = operator_model(source, out, [r.src for r in ok], layout, jobs)
+        known = {r.src: r.observed for r in ok if r.observed is not None}
+        model = operator_model(source, out, [r.src for r in ok], layout, jobs, known)
         if model.problem:
             problems = (f"{REGISTRATION} not generated: {model.problem}",)
         chosen = select(model, options)

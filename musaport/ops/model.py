@@ -26,7 +26,7 @@ from typing import Iterable
 
 from musaport.ops.inputs import generic_files
 from musaport.ops.records import Record, Records, load_records
-from musaport.ops.scan import Definition, FileFacts, pasted_regex, pasted_with, scan
+from musaport.ops.scan import SCANNED_PORTED, Definition, FileFacts, pasted_regex, pasted_with, scan
 from musaport.outdir import OutDir
 from musaport.port.layout import Found, Layout, OperatorFolders, discover, load_layout
 from musaport.resources import default_layout
@@ -34,7 +34,6 @@ from musaport.resources import default_layout
 KINDS = ("stub", "structured", "cuda-function", "not-portable", "unresolved")
 # Name prefixes in a kernel's body that mark such a library.
 VENDOR_NAMES = {"cudnn": "cuDNN", "miopen": "MIOpen", "cusparseLt": "cuSPARSELt", "cublasLt": "cuBLASLt"}
-SCANNED_PORTED = (".cu", ".cpp", ".cuh")
 MAX_DEPTH = 3
 
 
@@ -98,12 +97,12 @@ def suggest_names(names: Iterable[str], query: str) -> list[str]:
 
 
 def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = None,
-                   layout: Layout | None = None, jobs: int = 1) -> OperatorModel:
+                   layout: Layout | None = None, jobs: int = 1, known: dict[str, dict] | None = None) -> OperatorModel:
     """The model of ``source``; caches torchgen's records and the scan in ``out``'s state folder.
 
     ``ported``: the tree-relative sources the run ported (default: the layout's selection);
     ``layout``: the run's layout (default: the bundled one), which names the folders read besides;
-    ``jobs``: worker processes for a cold scan.
+    ``jobs``: worker processes for a cold scan; ``known``: facts the port observed (``scan.observed_facts``).
     """
     layout = layout or load_layout(default_layout())
     state = out.state
@@ -112,7 +111,7 @@ def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = Non
     ported_set = set(ported if ported is not None else _layout_selection(source, layout))
     scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)]
     scanned += generic_files(source, ported_set, layout.operators)
-    facts = scan(source, scanned, state, jobs)
+    facts = scan(source, scanned, state, jobs, known)
     return build_model(records, facts, ported_set, layout.operators)
 
 

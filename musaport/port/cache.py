@@ -268,7 +268,7 @@ def _unchanged(entry: Entry, found: Found, src: str, out: str) -> bool:
 def entry(result: FileResult, src: Path, out: Path) -> Entry:
     """The cache entry of a file ported this run (stat taken after the commit)."""
     s, o = src.stat(), out.stat()
-    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, result=replace(result, data=None))
+    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, result=replace(result, data=None, observed=None))
 
 
 def run_digest(key: str, inputs: str, entries: dict[str, Entry], skipped: list[Skipped]) -> str:

@@ -17,7 +17,7 @@ from typing import Callable
 from musaport.children import die_with_parent
 from musaport.cpp.parser import decode, encode
 from musaport.port.configure import render
-from musaport.port.file import FileResult, Task, copy_bytes, failed, port_bytes
+from musaport.port.file import FileResult, Observer, Task, copy_bytes, failed, port_bytes
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many
 
@@ -37,6 +37,7 @@ class Context:
     vocabulary: frozenset[str]
     tree: Path | None = None
     stage: Path | None = None
+    observe: Observer | None = None
 
 
 _CONTEXT: Context | None = None
@@ -93,7 +94,7 @@ def _lex(datas: list[bytes]) -> list[Tokens | None]:
 def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
     assert _CONTEXT is not None
     try:
-        return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens)
+        return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens, _CONTEXT.observe)
     except Exception as exc:  # a per-file outcome, not a crash of the run
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
 

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from musaport.outdir import OutDir
 from musaport.port import cache
-from musaport.port.file import FileResult
+from musaport.port.file import FileResult, Observer
 from musaport.port.layout import Layout, load_layout
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.packs import load_packs
@@ -42,6 +42,9 @@ class GenerationStep(Protocol):
 
     def describe(self, source: Path, layout: Layout) -> str:
         """Everything outside the ported files that the generated files depend on."""
+
+    def observer(self) -> Observer | None:
+        """What to take from each source while the port has it parsed (see ``port.file.Observer``)."""
 
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""

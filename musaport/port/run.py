@@ -78,7 +78,8 @@ def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache
     """Port the planned files; an interruption removes the staging folder."""
     if not work.tasks:
         return []
-    context = Context(rules, vocabulary, stage.out, stage.root)
+    observe = opts.generation.observer() if opts.generation else None
+    context = Context(rules, vocabulary, stage.out, stage.root, observe)
     try:
         return port_all(work.tasks, context, opts.jobs, progress)
     except BaseException:
