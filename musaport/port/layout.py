@@ -219,7 +219,7 @@ def name_problem(rel: str) -> str:
         return "bytes that are not valid UTF-8"
     if not rel.isprintable():
         return "a control or invisible character"
-    unsafe = sorted(_CMAKE_UNSAFE.intersection(rel))
+    unsafe = sorted(c for c in _CMAKE_UNSAFE if c in rel)
     if unsafe:
         return f"{' '.join(unsafe)}, which a CMake source list cannot carry"
     return ""
