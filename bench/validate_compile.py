@@ -93,7 +93,7 @@ def main() -> None:
         musaport("validate", "--compile", "--out", str(out), "-j", str(args.jobs), "--host-only", "NoSuch*")
         patterns = sample(out, args.patterns, args.every) if args.every > 1 else args.patterns
         print(f"load average at start: {_load()}; selection: {' '.join(args.patterns)}"
-              + (f", every {args.every}th file" if args.every > 1 else ""))
+              + (f", one file in {args.every}" if args.every > 1 else ""))
         forget_results(out)
         peer = timed_validate(out, args.jobs, patterns, "--no-pch")
         forget_results(out)

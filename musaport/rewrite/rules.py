@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
+from musaport.resources import parse_vocabulary
 from musaport.rewrite.needles import needles
 from musaport.rewrite.transforms import TRANSFORMS
 from musaport.yamlload import Fields, load_yaml
@@ -188,19 +189,18 @@ def _names(f: Fields, path: Path, digest: "hashlib._Hash | None") -> tuple[tuple
     transform = f.pop("transform", "systematic", kind=str)
     if transform not in TRANSFORMS:
         raise LoadError(f"{f.where}: unknown transform '{transform}' (known: {', '.join(TRANSFORMS)})")
-    vocabulary = frozenset(_vocabulary(path.parent / vocab_file, f.where, digest))
+    vocabulary = _vocabulary(path.parent / vocab_file, f.where, digest)
     return tuple(sorted((str(k), str(v)) for k, v in explicit.items())), vocabulary, transform
 
 
-def _vocabulary(path: Path, where: str, digest: "hashlib._Hash | None") -> list[str]:
+def _vocabulary(path: Path, where: str, digest: "hashlib._Hash | None") -> frozenset[str]:
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise LoadError(f"{where}: cannot read vocabulary {path}: {exc.strerror}") from None
     if digest is not None:
         digest.update(raw)
-    lines = raw.decode("utf-8").splitlines()
-    return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+    return parse_vocabulary(raw)
 
 
 def _prefix(name: str) -> str:
