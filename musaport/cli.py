@@ -1,7 +1,8 @@
 """The command line: wiring only; each command's work lives in its own package.
 
-Commands import their package when they run (this module imports only
-click at its top), so a command pays for nothing another one needs.  ``run``
+Commands import their package when they run (this module imports only click
+and musaport's small helpers at its top), so a command pays for nothing
+another one needs.  ``run``
 first asks ``port.reuse`` whether anything changed, which needs only the
 configuration, discovery and the cache; the porting machinery and the
 operator model are imported when there is work.
@@ -162,7 +163,8 @@ def _pytorch_run(pytorch_src: Path | None, out: Path, layout: Path | None, packs
     The warm check needs only the generation step's inputs (``OperatorInputs``);
     the step itself (``OperatorFiles``: the operator model, torchgen, the scan's
     process pool) and the porting machinery are imported when there is work.
-    Both load the same rules, so the configuration is loaded once.
+    Both load the same rules, so the configuration is loaded once; a run with
+    work surveys the tree again under its own lock (about 30 ms on 2.6.0).
     """
     from dataclasses import replace
 
