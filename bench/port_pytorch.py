@@ -1,30 +1,40 @@
 #!/usr/bin/env python3
-"""Benchmark: `musaport run` on PyTorch 2.6.0 against PyTorch's own hipify.
+"""Benchmark: `musaport run` on PyTorch 2.6.0 and 1.13.1 against PyTorch's own hipify.
 
-Measures, in one invocation on this machine:
-  - musaport cold (empty --out), warm (nothing changed), and after touching one file,
-    once porting only (--no-registration: what hipify does too) and once with the
-    registration stubs (which runs the tree's torchgen and scans the operators' code);
+Measures, in one invocation on this machine, for each tree:
+  - musaport cold (empty --out, new user cache), warm (nothing changed; with the
+    summary table, and with -q) and after editing one file, once porting only
+    (--no-registration: what hipify does too) and once with the registration
+    stubs (which runs the tree's torchgen and scans the operators' code);
   - hipify_python (torch/utils/hipify from the same tree) on the very files musaport ports;
-and prints wall times, peak memory and the ratios the targets are stated in:
-cold port <= 1.0x hipify, warm <= 15% of cold with 0 files written, peak <= 300 MB.
+and prints wall time, CPU time (user+sys of the command and every child it
+waited for: port workers, torchgen), peak memory and the ratios the targets
+are stated in: cold port <= 1.0x hipify, warm <= 15% of cold with 0 files
+written, peak <= 300 MB. Then "how cost grows": per tree, the files and the
+cost per file, so a reader can see it scales with the tree.
 
-    python bench/port_pytorch.py [--pytorch-src DIR] [--jobs N] [--repeat N]
+On a shared machine wall times are noisy; CPU times and the ratios to the
+peer measured in the same round are the figures to compare. Each figure is
+the best of --repeat rounds; the load average at start and end is printed.
 
-Without --pytorch-src it unpacks ../shared/pytorch's 2.6.0 tarball into the
-test cache (the same one the test suite uses).
+    python bench/port_pytorch.py [--trees 2.6.0,1.13.1] [--pytorch-src DIR] [--jobs N] [--repeat N]
+
+Without --pytorch-src each tree is unpacked from ../shared/pytorch's tarball
+into the test cache (the same one the test suite uses); --pytorch-src gives one
+tree instead. Both tools' modules are byte-compiled first, as an installed
+package is (PYTHONDONTWRITEBYTECODE would otherwise make every run compile them).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,19 +45,22 @@ import resource, subprocess, sys, time
 t = time.perf_counter()
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 wall = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"{wall:.4f} {peak:.1f} {p.returncode}")
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{wall:.4f} {r.ru_utime + r.ru_stime:.4f} {r.ru_maxrss / 1024:.1f} {p.returncode}")
 sys.stderr.write(p.stdout[-2000:] + p.stderr[-2000:])
 """
 
+# One measurement: wall seconds, CPU seconds, peak RSS (MB, largest single process), files written.
+Figures = tuple[float, float, float, int]
 
-def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (MB, largest single process) of one command."""
+
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (the command and its waited-for children) and peak RSS of one command."""
     p = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, env=env)
-    wall, peak, rc = p.stdout.split()
+    wall, cpu, peak, rc = p.stdout.split()
     if rc != "0":
         raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}\n{p.stderr}")
-    return float(wall), float(peak), p.stderr
+    return float(wall), float(cpu), float(peak), p.stderr
 
 
 def written(stdout: str) -> int:
@@ -62,24 +75,32 @@ def written(stdout: str) -> int:
 def scratch_copy(src: Path, dest: Path) -> Path:
     """The folders both tools read, copied so the benchmark may edit a file."""
     shutil.rmtree(dest, ignore_errors=True)
-    for top in ("aten/src/ATen", "c10", "torch/csrc", "torch/utils/hipify"):
-        shutil.copytree(src / top, dest / top, symlinks=True)
+    for top in ("aten/src/ATen", "c10", "torch/csrc", "torch/utils/hipify", "torchgen"):
+        if (src / top).is_dir():
+            shutil.copytree(src / top, dest / top, symlinks=True)
+    compileall.compile_dir(dest / "torch/utils/hipify", quiet=1)
     return dest
 
 
-def musaport_runs(src: Path, out: Path, jobs: int, extra: tuple[str, ...] = ()) -> dict[str, tuple[float, float, int]]:
-    """Cold (empty ``out``), warm (nothing changed) and after editing one source file."""
+def musaport_runs(src: Path, out: Path, jobs: int, extra: tuple[str, ...] = ()) -> dict[str, Figures]:
+    """Cold (empty ``out``, new user cache), warm (nothing changed) and after editing one source file."""
     shutil.rmtree(out, ignore_errors=True)
+    cache = Path(tempfile.mkdtemp(prefix="musaport-bench-cache-"))
     base = ["musaport", "run", "--pytorch-src", str(src), "--out", str(out), "--jobs", str(jobs), *extra]
-    env = dict(os.environ, COLUMNS="200")
+    env = dict(os.environ, COLUMNS="200", XDG_CACHE_HOME=str(cache))
     results = {}
-    for name in ("cold", "warm"):
-        wall, peak, log = measure(base, env)
-        results[name] = (wall, peak, written(log))
-    touched = src / "aten/src/ATen/native/cuda/AbsKernel.cu"
-    touched.write_bytes(touched.read_bytes() + f"\n// edited by the benchmark ({out.name})\n".encode())
-    wall, peak, log = measure(base, env)
-    results["edit 1"] = (wall, peak, written(log))
+    try:
+        for name in ("cold", "warm"):
+            wall, cpu, peak, log = measure(base, env)
+            results[name] = (wall, cpu, peak, written(log))
+        wall, cpu, peak, _ = measure([*base, "-q"], env)
+        results["warm -q"] = (wall, cpu, peak, 0)
+        touched = src / "aten/src/ATen/native/cuda/AbsKernel.cu"
+        touched.write_bytes(touched.read_bytes() + f"\n// edited by the benchmark ({out.name})\n".encode())
+        wall, cpu, peak, log = measure(base, env)
+        results["edit 1"] = (wall, cpu, peak, written(log))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     return results
 
 
@@ -88,7 +109,7 @@ def ported_files(out: Path) -> list[str]:
     return sorted(json.loads((out / "porting_report.json").read_text())["files"])
 
 
-def hipify_run(src: Path, work: Path, files: list[str]) -> tuple[float, float]:
+def hipify_run(src: Path, work: Path, files: list[str]) -> Figures:
     """hipify_python on a scratch copy of exactly the files musaport ports (it rewrites in place).
 
     Copying just those files makes the two tools read the same input; hipify's
@@ -106,58 +127,98 @@ def hipify_run(src: Path, work: Path, files: list[str]) -> tuple[float, float]:
         "h.hipify(project_directory=sys.argv[2], output_directory=sys.argv[2], includes=['*'],"
         "show_detailed=False, is_pytorch_extension=False, show_progress=False)"
     )
-    wall, peak, _ = measure([sys.executable, "-c", script, str(src / "torch/utils"), str(project)])
-    return wall, peak
+    wall, cpu, peak, _ = measure([sys.executable, "-c", script, str(src / "torch/utils"), str(project)])
+    return wall, cpu, peak, len(files)
+
+
+def bench_tree(src: Path, jobs: int, repeat: int) -> dict:
+    """Every measurement of one tree, best of ``repeat`` rounds per run kind."""
+    rounds = []
+    with tempfile.TemporaryDirectory(prefix="musaport-bench-") as tmp:
+        for _ in range(repeat):
+            copy = scratch_copy(src, Path(tmp) / "pytorch")
+            port = musaport_runs(copy, Path(tmp) / "port", jobs, ("--no-registration",))
+            files = ported_files(Path(tmp) / "port")
+            hip = hipify_run(copy, Path(tmp), files)
+            full = musaport_runs(copy, Path(tmp) / "full", jobs)
+            rounds.append((port, full, hip))
+    return {
+        "src": src,
+        "files": len(files),
+        "port": _best([r[0] for r in rounds]),
+        "full": _best([r[1] for r in rounds]),
+        "hipify": min((r[2] for r in rounds), key=lambda v: v[1]),
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pytorch-src", type=Path)
+    ap.add_argument("--trees", default="2.6.0,1.13.1", help="PyTorch versions to measure (test-cache tarballs)")
+    ap.add_argument("--pytorch-src", type=Path, help="one tree to measure instead of --trees")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=3, help="take the best of N rounds")
     args = ap.parse_args()
-    if args.pytorch_src is None:
+    if args.pytorch_src is not None:
+        trees = {args.pytorch_src.name: args.pytorch_src}
+    else:
         from conftest import pytorch_tree
 
-        args.pytorch_src = pytorch_tree("2.6.0")
-    src = args.pytorch_src
-    rounds = []
-    with tempfile.TemporaryDirectory(prefix="musaport-bench-") as tmp:
-        for _ in range(args.repeat):
-            copy = scratch_copy(src, Path(tmp) / "pytorch")
-            port = musaport_runs(copy, Path(tmp) / "port", args.jobs, ("--no-registration",))
-            files = ported_files(Path(tmp) / "port")
-            hip = hipify_run(copy, Path(tmp), files)
-            full = musaport_runs(copy, Path(tmp) / "full", args.jobs)
-            rounds.append((port, full, hip))
-    port, full = (_best([r[i] for r in rounds]) for i in (0, 1))
-    hip = min((r[2] for r in rounds), key=lambda v: v[0])
-    print(f"PyTorch tree: {src}   files: {len(files)}   jobs: {args.jobs}   best of {args.repeat}")
-    print(f"{'run':<34}{'wall s':>9}{'peak MB':>10}{'written':>9}{'ratio':>18}")
-    print(f"{'hipify_python (peer)':<34}{hip[0]:>9.3f}{hip[1]:>10.1f}{'-':>9}{'':>18}")
-    _table("musaport --no-registration", port, hip[0])
-    _table("musaport (with registration)", full, hip[0])
-    cold = port["cold"][0]
-    verdict = {
-        "cold port <= 1.0x hipify": cold <= hip[0],
-        "warm <= 15% of cold": port["warm"][0] <= 0.15 * cold and full["warm"][0] <= 0.15 * full["cold"][0],
-        "warm writes 0 files": port["warm"][2] == 0 and full["warm"][2] == 0,
-        "peak <= 300 MB": max(v[1] for series in (port, full) for v in series.values()) <= 300,
-    }
-    print(json.dumps(verdict))
+        trees = {v: pytorch_tree(v) for v in args.trees.split(",")}
+    import musaport
+
+    compileall.compile_dir(Path(musaport.__file__).parent, quiet=1)
+    print(f"load average at start: {_load()}   jobs: {args.jobs}   best of {args.repeat} (by CPU time)")
+    results = {name: bench_tree(src, args.jobs, args.repeat) for name, src in trees.items()}
+    print(f"load average at end: {_load()}")
+    verdicts = {}
+    for name, r in results.items():
+        print(f"\nPyTorch {name} ({r['src']}): {r['files']} files ported")
+        print(f"{'run':<36}{'wall s':>8}{'CPU s':>8}{'peak MB':>9}{'written':>9}   ratio")
+        hip = r["hipify"]
+        print(f"{'hipify_python (peer)':<36}{hip[0]:>8.2f}{hip[1]:>8.2f}{hip[2]:>9.1f}{'-':>9}")
+        _table("musaport --no-registration", r["port"], hip)
+        _table("musaport (with registration)", r["full"], hip)
+        verdicts[name] = _verdicts(r)
+    print("\nHow cost grows (CPU ms per ported file; the same runs as above)")
+    print(f"{'tree':<10}{'files':>7}{'hipify':>9}{'--no-reg cold':>15}{'full cold':>11}{'warm':>7}{'edit 1':>8}")
+    for name, r in results.items():
+        per = lambda v: 1000 * v[1] / r["files"]  # noqa: E731
+        print(f"{name:<10}{r['files']:>7}{per(r['hipify']):>9.2f}{per(r['port']['cold']):>15.2f}"
+              f"{per(r['full']['cold']):>11.2f}{per(r['full']['warm']):>7.2f}{per(r['full']['edit 1']):>8.2f}")
+    print(json.dumps(verdicts))
     return 0
 
 
-def _best(series: list[dict[str, tuple[float, float, int]]]) -> dict[str, tuple[float, float, int]]:
-    """Per run kind, the round with the shortest wall time."""
-    return {k: min((s[k] for s in series), key=lambda v: v[0]) for k in series[0]}
+def _verdicts(r: dict) -> dict[str, bool]:
+    port, full, hip = r["port"], r["full"], r["hipify"]
+    return {
+        "cold port <= 1.0x hipify (wall)": port["cold"][0] <= hip[0],
+        "cold full run <= 1.0x hipify (wall)": full["cold"][0] <= hip[0],
+        "warm <= 15% of cold (wall)": port["warm"][0] <= 0.15 * port["cold"][0]
+        and full["warm"][0] <= 0.15 * full["cold"][0],
+        "warm writes 0 files": port["warm"][3] == 0 and full["warm"][3] == 0,
+        "peak <= 300 MB": max(v[2] for series in (port, full) for v in series.values()) <= 300,
+    }
 
 
-def _table(label: str, runs: dict[str, tuple[float, float, int]], peer: float) -> None:
-    cold = runs["cold"][0]
-    for name, (wall, peak, n) in runs.items():
-        ratio = f"{wall / peer:.2f}x hipify" if name == "cold" else f"{wall / cold:.1%} of cold"
-        print(f"{label + ' ' + name:<34}{wall:>9.3f}{peak:>10.1f}{n:>9}{ratio:>18}")
+def _best(series: list[dict[str, Figures]]) -> dict[str, Figures]:
+    """Per run kind, the round with the least CPU time (the figure least disturbed by other load)."""
+    return {k: min((s[k] for s in series), key=lambda v: v[1]) for k in series[0]}
+
+
+def _table(label: str, runs: dict[str, Figures], peer: Figures) -> None:
+    cold = runs["cold"]
+    for name, (wall, cpu, peak, n) in runs.items():
+        if name == "cold":
+            ratio = f"{wall / peer[0]:.2f}x hipify wall, {cpu / peer[1]:.2f}x CPU"
+        else:
+            ratio = f"{wall / cold[0]:.1%} of cold wall, {cpu / cold[1]:.1%} CPU"
+        shown = "-" if name == "warm -q" else str(n)
+        print(f"{label + ' ' + name:<36}{wall:>8.2f}{cpu:>8.2f}{peak:>9.1f}{shown:>9}   {ratio}")
+
+
+def _load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 if __name__ == "__main__":

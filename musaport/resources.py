@@ -8,6 +8,7 @@ pyproject.toml's force-include).  Both layouts are looked up the same way.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 _PKG = Path(__file__).resolve().parent
@@ -43,8 +44,12 @@ def vocabulary_file() -> Path:
     return data_dir("rules") / "data" / "cuda_toolkit_names.txt"
 
 
+@lru_cache(maxsize=8)
 def parse_vocabulary(raw: bytes) -> frozenset[str]:
-    """The CUDA toolkit names of a vocabulary file: one per line, ``#`` starts a comment line."""
+    """The CUDA toolkit names of a vocabulary file: one per line, ``#`` starts a comment line.
+
+    Cached by content: a run reads the toolkit vocabulary twice (its rule, the unmapped-name check).
+    """
     return frozenset(ln.strip() for ln in raw.decode().splitlines() if ln.strip() and not ln.startswith("#"))
 
 

@@ -13,7 +13,8 @@ from conftest import FIXTURE_TREE, musaport, tree_digest
 from musaport.port import concurrency
 from musaport.resources import default_layout, default_packs
 from musaport.ops.generate import OperatorFiles
-from musaport.port.run import Options, load_config, run
+from musaport.port.config import Options, load_config
+from musaport.port.run import run
 
 TREE = "generated_cuda_compatible"
 

@@ -26,7 +26,8 @@ from musaport.outdir import COMMIT_MARKER, OutDir
 from musaport.port import stage as stage_module
 from musaport.port.file import provenance
 from musaport.port.layout import MAX_SOURCE_BYTES
-from musaport.port.run import Options, load_config, run
+from musaport.port.config import Options, load_config
+from musaport.port.run import run
 from musaport.resources import default_layout, default_packs
 
 TREE = "generated_cuda_compatible"

@@ -10,7 +10,8 @@ from musaport.check.render import FORMATS
 from musaport.errors import EXIT_FAILED, EXIT_OK, LoadError
 from musaport.ops.generate import OperatorFiles
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
-from musaport.port.run import Options, load_config, run
+from musaport.port.config import Options, load_config
+from musaport.port.run import run
 from musaport.validate.compile import compile_status
 from musaport.yamlload import load_yaml
 

@@ -23,7 +23,7 @@ from musaport.outdir import CMAKE_FILE, OutDir
 from musaport.port import cache
 from musaport.port.file import FileResult
 from musaport.port.layout import Layout
-from musaport.port.run import Config, Generated, Options
+from musaport.port.config import Config, Generated, Options
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.rules import Rule, extend
 from musaport.rewrite.packs import load_packs
@@ -53,10 +53,13 @@ class ExtensionFiles:
             h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
         return f"extension\0{h.hexdigest()}"
 
+    def observer(self) -> None:
+        """The generated files need nothing from the sources' parse."""
+
     def prepare(self, source: Path, out: OutDir) -> None:
         """Nothing runs in the background for an extension."""
 
-    def files(self, source: Path, results: list[FileResult], out: OutDir, layout: Layout) -> Generated:
+    def files(self, source: Path, results: list[FileResult], out: OutDir, config: Config) -> Generated:
         """The ported build files and musaport_sources.cmake; a build file that cannot be read or parsed is a
         problem (the run exits 1), never a guess."""
         d = self.discovery

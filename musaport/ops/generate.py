@@ -11,7 +11,7 @@ the results and the options, so a second run produces the same bytes.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -19,43 +19,28 @@ from musaport.errors import LoadError
 from musaport.ops.buildlist import left_out
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import functions_yaml, header, registration_files, registration_of
-from musaport.ops.exclusions import Exclusion, rule_for, rule_id
-from musaport.ops.model import Operator, OperatorModel, inputs, operator_model, resolve_names, suggest_names
-from musaport.ops.records import NATIVE_FUNCTIONS, load_records, start_records
+from musaport.ops.exclusions import rule_id
+from musaport.ops.inputs import NATIVE_FUNCTIONS, GenerateOptions, OperatorInputs
+from musaport.ops.model import Operator, OperatorModel, operator_model, resolve_names, suggest_names
+from musaport.ops.records import load_records, start_records
+from musaport.ops.scan import observed_facts
 from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
-from musaport.port.file import FileResult, port_bytes
+from musaport.port.config import Config, Generated
+from musaport.port.file import FileResult, Observer, port_bytes
 from musaport.port.layout import Layout
-from musaport.port.run import Config, Generated
 from musaport.rewrite.rules import Rule
 from musaport.rewrite.transforms import rename_path
 
 
 @dataclass(frozen=True)
-class GenerateOptions:
-    """What the user asked to generate (operator selection, one file per source, stubs left to the backend)."""
-
-    ops: tuple[str, ...] = ()
-    exclude_ops: tuple[str, ...] = ()
-    split: bool = False
-    extra: dict = field(default_factory=dict)
-    exclude_stubs: tuple[Exclusion, ...] = ()
-    registration: bool = True  # False: no operator model (the tree's torchgen is not run)
-
-
-@dataclass(frozen=True)
-class OperatorFiles:
+class OperatorFiles(OperatorInputs):
     """The run's generation step: registration stubs, musa_functions.yaml, CMake lists."""
 
-    options: GenerateOptions = GenerateOptions()
     jobs: int = 1  # worker processes for the operator scan (not in the digest: output is the same for any)
 
-    def extra_rules(self) -> list[Rule]:
-        """One removal rule per excluded stub, applied after the packs."""
-        unique = {e.stub: e for e in self.options.exclude_stubs}
-        return [rule_for(e) for _, e in sorted(unique.items())]
-
-    def describe(self, source: Path, layout: Layout) -> str:
-        return f"{self.options!r}\0{inputs_digest(source, layout)}"
+    def observer(self) -> Observer | None:
+        """The operator scan's facts of each ported kernel file, taken from the port's parse."""
+        return observed_facts if self.options.registration else None
 
     def prepare(self, source: Path, out: OutDir) -> None:
         check_selection(source, out, self.options)
@@ -79,7 +64,8 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
     ported: list[FileResult] = []
     rules = config.rules if config else None
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
-        model = operator_model(source, out, [r.src for r in ok], config.layout if config else None, jobs)
+        known = {r.src: r.observed for r in ok if r.observed is not None}
+        model = operator_model(source, out, [r.src for r in ok], config.layout if config else None, jobs, known)
         if model.problem:
             problems = (f"{REGISTRATION} not generated: {model.problem}",)
         ported = build_time_sources(model, config) if config else []
@@ -148,15 +134,3 @@ def _names(known: Iterable[str], queries: Iterable[str], option: str) -> set[str
             raise LoadError(f"{option}: no operator '{query}' with a CUDA kernel in {NATIVE_FUNCTIONS}{hint}")
         chosen.update(hits)
     return chosen
-
-
-def inputs_digest(source: Path, layout: Layout) -> str:
-    """Size and mtime of the files outside the port that the generated files depend on."""
-    h = hashlib.sha256()
-    for path in inputs(source, layout):
-        try:
-            st = path.stat()
-        except OSError:
-            continue
-        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()

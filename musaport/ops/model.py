@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from musaport.ops.records import NATIVE_FUNCTIONS, TAGS, Record, Records, load_records
-from musaport.ops.scan import Definition, FileFacts, pasted_regex, pasted_with, scan
+from musaport.ops.inputs import generic_files
+from musaport.ops.records import Record, Records, load_records
+from musaport.ops.scan import SCANNED_PORTED, Definition, FileFacts, pasted_regex, pasted_with, scan
 from musaport.outdir import OutDir
 from musaport.port.layout import Found, Layout, OperatorFolders, discover, load_layout
 from musaport.resources import default_layout
@@ -33,7 +34,6 @@ from musaport.resources import default_layout
 KINDS = ("stub", "structured", "cuda-function", "not-portable", "unresolved")
 # Name prefixes in a kernel's body that mark such a library.
 VENDOR_NAMES = {"cudnn": "cuDNN", "miopen": "MIOpen", "cusparseLt": "cuSPARSELt", "cublasLt": "cuBLASLt"}
-SCANNED_PORTED = (".cu", ".cpp", ".cuh")
 MAX_DEPTH = 3
 
 
@@ -97,12 +97,12 @@ def suggest_names(names: Iterable[str], query: str) -> list[str]:
 
 
 def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = None,
-                   layout: Layout | None = None, jobs: int = 1) -> OperatorModel:
+                   layout: Layout | None = None, jobs: int = 1, known: dict[str, dict] | None = None) -> OperatorModel:
     """The model of ``source``; caches torchgen's records and the scan in ``out``'s state folder.
 
     ``ported``: the tree-relative sources the run ported (default: the layout's selection);
     ``layout``: the run's layout (default: the bundled one), which names the folders read besides;
-    ``jobs``: worker processes for a cold scan.
+    ``jobs``: worker processes for a cold scan; ``known``: facts the port observed (``scan.observed_facts``).
     """
     layout = layout or load_layout(default_layout())
     state = out.state
@@ -110,29 +110,13 @@ def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = Non
     records = load_records(source, state)
     ported_set = set(ported if ported is not None else _layout_selection(source, layout))
     scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)]
-    scanned += _generic_files(source, ported_set, layout.operators)
-    facts = scan(source, scanned, state, jobs)
+    scanned += generic_files(source, ported_set, layout.operators)
+    facts = scan(source, scanned, state, jobs, known)
     return build_model(records, facts, ported_set, layout.operators)
 
 
 def _layout_selection(source: Path, layout: Layout) -> list[str]:
     return [f.rel for f in discover(layout, source) if isinstance(f, Found)]
-
-
-def _generic_files(source: Path, ported: set[str], folders: OperatorFolders) -> list[str]:
-    """The ``.cpp`` files of the device-generic folders that the run did not port."""
-    found = []
-    for folder in folders.generic:
-        path = source / folder
-        if path.is_dir():
-            found += [f"{folder}/{p.name}" for p in path.iterdir() if p.suffix == ".cpp" and p.is_file()]
-    return sorted(set(found) - ported)
-
-
-def inputs(source: Path, layout: Layout) -> list[Path]:
-    """Files outside the ported set whose change changes the model (for the run's digest)."""
-    paths = [source / NATIVE_FUNCTIONS, source / TAGS]
-    return paths + [source / rel for rel in _generic_files(source, set(), layout.operators)]
 
 
 @dataclass

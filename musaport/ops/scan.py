@@ -18,9 +18,10 @@ from typing import Iterable
 
 from musaport import jsoncache
 from musaport.children import die_with_parent
-from musaport.cpp.parser import masked, parse
+from musaport.cpp.parser import Parsed, masked, parse
 from musaport.cpp.structure import Structure, structure
 from musaport.cpp.text import CODE_ONLY, LineIndex, matching
+from musaport.cpp.tokens import Tokens, lex_many
 
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
@@ -76,14 +77,32 @@ def _defs(rows: list) -> tuple[Definition, ...]:
     return tuple(Definition(n, a, b, frozenset(s.split())) for n, a, b, s in rows)
 
 
-def file_facts(path: str, data: bytes) -> FileFacts:
-    """Lex ``data`` and collect its definitions, structure facts and dispatch declarations."""
-    parsed = parse(data)
+def file_facts(path: str, data: bytes, tokens: Tokens | None = None) -> FileFacts:
+    """Lex ``data`` (unless its ``tokens`` are given) and collect its definitions, structure facts
+    and dispatch declarations."""
+    parsed = parse(data, tokens)
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
+    return parsed_facts(path, code, structure(parsed, code))
+
+
+# The ported files the model scans (headers and the rest are not where kernels are defined).
+SCANNED_PORTED = (".cu", ".cpp", ".cuh")
+
+
+def observed_facts(path: str, parsed: Parsed, code: str, facts: Structure) -> dict | None:
+    """The port's observer (``port.file.Observer``): a scanned file's facts, as JSON, from the
+    parse the port made of it anyway, so the scan does not lex it again."""
+    return parsed_facts(path, code, facts).to_json() if path.endswith(SCANNED_PORTED) else None
+
+
+def parsed_facts(path: str, code: str, facts: Structure) -> FileFacts:
+    """The facts of a file from its code view and structure facts."""
     found, invocations = definitions(code)
-    return FileFacts(path, tuple(found), structure(parsed, code),
-                     tuple(m.group(1) for m in _DISPATCH_DECL.finditer(code)), tuple(invocations),
-                     tuple(sorted({'##'.join(p for p, _ in pasted_parts(m.group(0))) for m in _PASTED.finditer(code)})))
+    # The needles first: both patterns start with \b, which keeps the regex engine from
+    # skipping ahead, and most files hold neither.
+    stubs = tuple(m.group(1) for m in _DISPATCH_DECL.finditer(code)) if "_DISPATCH" in code else ()
+    pasted = {'##'.join(p for p, _ in pasted_parts(m.group(0))) for m in _PASTED.finditer(code)} if "##" in code else ()
+    return FileFacts(path, tuple(found), facts, stubs, tuple(invocations), tuple(sorted(pasted)))
 
 
 def pasted_parts(text: str) -> list[tuple[str, bool]]:
@@ -163,8 +182,14 @@ def _opens_body(code: str, close: int) -> bool:
 CACHE_NAME = "operator-scan.json"
 
 
-def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1) -> dict[str, FileFacts]:
-    """Facts of every path (tree-relative), reusing the cache for files whose size and mtime held."""
+def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1,
+         known: dict[str, dict] | None = None) -> dict[str, FileFacts]:
+    """Facts of every path (tree-relative), reusing the cache for files whose size and mtime held.
+
+    ``known``: facts (as JSON) this run already has, from the port's parse of
+    the files it ported (``observed_facts``); those are not lexed again.
+    """
+    known = known or {}
     cache_file = state / CACHE_NAME
     old = _load(cache_file)
     fresh: dict[str, dict] = {}
@@ -180,8 +205,9 @@ def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1) -> dict
             fresh[rel] = entry
         else:
             todo.append((rel, stamp))
-    for (rel, stamp), facts in zip(todo, _facts_of(source, [rel for rel, _ in todo], jobs)):
-        fresh[rel] = {"stamp": stamp, "facts": facts}
+    lexed = iter(_facts_of(source, [rel for rel, _ in todo if rel not in known], jobs))
+    for rel, stamp in todo:
+        fresh[rel] = {"stamp": stamp, "facts": known[rel] if rel in known else next(lexed)}
     fresh = dict(sorted(fresh.items()))
     if fresh != old:
         jsoncache.dump(cache_file, {"version": SCAN_VERSION, "files": fresh})
@@ -189,18 +215,26 @@ def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1) -> dict
 
 
 def _facts_of(source: Path, rels: list[str], jobs: int) -> list[dict]:
-    """Facts as JSON for ``rels``, in up to ``jobs`` worker processes when there are many (a cold scan)."""
+    """Facts as JSON for ``rels``, lexed in batches (one libclang reparse each), in up to ``jobs``
+    worker processes when there are many (a cold scan)."""
+    batches = [rels[i : i + _BATCH] for i in range(0, len(rels), _BATCH)]
     if len(rels) < _PARALLEL_FROM or jobs < 2:
-        return [_one(source, rel) for rel in rels]
+        return [facts for batch in batches for facts in _batch(source, batch)]
     with ProcessPoolExecutor(jobs, initializer=die_with_parent) as pool:
-        return list(pool.map(_one, [source] * len(rels), rels, chunksize=16))
+        return [facts for done in pool.map(_batch, [source] * len(batches), batches) for facts in done]
 
 
 _PARALLEL_FROM = 64
+_BATCH = 32
 
 
-def _one(source: Path, rel: str) -> dict:
-    return file_facts(rel, (source / rel).read_bytes()).to_json()
+def _batch(source: Path, rels: list[str]) -> list[dict]:
+    datas = [(source / rel).read_bytes() for rel in rels]
+    try:
+        tokens: list[Tokens | None] = list(lex_many(datas))
+    except Exception:  # noqa: BLE001 - each file is lexed on its own instead
+        tokens = [None] * len(datas)
+    return [file_facts(rel, data, toks).to_json() for rel, data, toks in zip(rels, datas, tokens)]
 
 
 def _load(path: Path) -> dict[str, dict]:

@@ -9,6 +9,7 @@ musaport: it runs with the tree on the path, not the tool.
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -25,14 +26,22 @@ def main(tree: Path) -> None:
 
     with open(tree / YAML, encoding="utf-8") as f:
         entries = yaml.load(f, Loader=LineLoader)
-    raw = {e["__line__"]: e for e in entries}
+    # What the records need of each entry as written, taken before torchgen (which may edit the
+    # entries it is handed) reads them.
+    raw = {e["__line__"]: {k: list(v) if k == "dispatch" and v else v for k, v in e.items() if k in _RAW_KEYS}
+           for e in entries}
     raw["__tree__"] = tree
-    parsed = parse_native_yaml(str(tree / YAML), str(tree / TAGS))
+    # A torchgen that takes the loaded YAML (2.x) is spared parsing the 14,000 lines again.
+    given = {"loaded_yaml": entries} if "loaded_yaml" in inspect.signature(parse_native_yaml).parameters else {}
+    parsed = parse_native_yaml(str(tree / YAML), str(tree / TAGS), **given)
     cuda = parsed.backend_indices[DispatchKey.CUDA]
     out = []
     for g in get_grouped_native_functions(parsed.native_functions):
         out.extend(_group_records(g, cuda, raw))
-    json.dump(out, sys.stdout)
+    sys.stdout.write(json.dumps(out))  # dumps: json.dump encodes in pure Python, chunk by chunk
+
+
+_RAW_KEYS = ("func", "dispatch")
 
 
 def _group_records(g, cuda, raw) -> list[dict]:

@@ -16,6 +16,8 @@ content hash decides.  Only files touched just before a run pay for hashing.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,57 +25,94 @@ from typing import Any
 
 from musaport import __version__, jsoncache
 from musaport.cpp.structure import Structure
-from musaport.outdir import COMMIT_MARKER
-from musaport.port.concurrency import Task
-from musaport.port.file import FileResult, failed
+from musaport.outdir import COMMIT_MARKER, write_atomic
+from musaport.port.file import FileResult, Task, failed
 from musaport.port.layout import Found, Skipped
 from musaport.rewrite.apply import Finding
 
 CACHE_NAME = "cache.json"
+# The outcomes (findings, unmapped names, structure facts) live beside the index:
+# a warm run reads only the index (stats and hashes), a fifth of the bytes.
+RESULTS_NAME = "cache-results.json"
 # A source whose mtime is this close to the cache write is compared by content.
 RACY_NS = 2_000_000_000
 
 
 class Entry:
-    """One cached file: source and output stat, output path and hash, outcome.
+    """One cached file: source and output stat, output path and hashes, outcome.
 
-    The outcome is decoded from JSON only when asked for: a warm run that
-    finds nothing changed never needs it, and decoding is most of its cost.
+    The outcome comes from the results file, read only when a run has work
+    (``Cache.load_results``): a warm run that finds nothing changed never
+    needs it, and decoding it was most of a warm run's cache cost.
     """
 
     __slots__ = ("size", "mtime_ns", "out_size", "out_mtime_ns", "out", "out_hash", "src_hash", "racy",
                  "_raw", "_result")
 
     def __init__(self, size: int, mtime_ns: int, out_size: int, out_mtime_ns: int,
-                 raw: dict | None = None, result: FileResult | None = None, racy: bool = False) -> None:
+                 result: FileResult | None = None, racy: bool = False, out: str = "", out_hash: str = "",
+                 src_hash: str = "") -> None:
         self.size, self.mtime_ns, self.out_size, self.out_mtime_ns = size, mtime_ns, out_size, out_mtime_ns
-        self._raw, self._result, self.racy = raw, result, racy
-        source = result if result is not None else None
-        self.out = source.out if source is not None else raw["out"]  # type: ignore[index]
-        self.out_hash = source.out_hash if source is not None else raw["out_hash"]  # type: ignore[index]
-        self.src_hash = source.src_hash if source is not None else raw["src_hash"]  # type: ignore[index]
+        self._raw: dict | None = None
+        self._result, self.racy = result, racy
+        self.out = result.out if result is not None else out
+        self.out_hash = result.out_hash if result is not None else out_hash
+        self.src_hash = result.src_hash if result is not None else src_hash
 
     @property
     def result(self) -> FileResult:
         if self._result is None:
-            self._result = _decode(self._raw or {})
+            if self._raw is None:
+                raise RuntimeError("cache entry read before Cache.load_results()")
+            self._result = _decode(self._raw)
         return self._result
 
-    def to_json(self) -> dict:
+    def index_json(self) -> dict:
         return {
             "size": self.size,
             "mtime_ns": self.mtime_ns,
             "out_size": self.out_size,
             "out_mtime_ns": self.out_mtime_ns,
-            "result": self._raw if self._result is None else _result_json(self._result),
+            "out": self.out,
+            "out_hash": self.out_hash,
+            "src_hash": self.src_hash,
         }
+
+    def result_json(self) -> dict:
+        if self._result is None and self._raw is None:
+            raise RuntimeError("cache entry written before Cache.load_results()")
+        return self._raw if self._result is None else _result_json(self._result)  # type: ignore[return-value]
 
 
 class Cache:
-    """The entries plus what the last run reported (to skip re-rendering it)."""
+    """The entries plus what the last run reported (to skip re-rendering it).
 
-    def __init__(self, entries: dict[str, Entry], digest: str = "", summary: Any = None) -> None:
-        self.entries, self.digest, self.summary = entries, digest, summary
+    ``results``: the results file and the sha256 the index recorded for it.
+    """
+
+    def __init__(self, entries: dict[str, Entry], digest: str = "", summary: Any = None,
+                 results: tuple[Path, str] | None = None) -> None:
+        self.entries, self.digest, self.summary, self.results = entries, digest, summary, results
+
+    def load_results(self) -> bool:
+        """Give every entry its outcome from the results file; False when that file is not the one
+        the index was written with (then no entry may be reused)."""
+        pending = [(src, e) for src, e in self.entries.items() if e._result is None and e._raw is None]
+        if not pending:
+            return True
+        if self.results is None:
+            return False
+        path, sha = self.results
+        try:
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() != sha:
+                return False
+            results = json.loads(data)["results"]
+            for src, e in pending:
+                e._raw = results[src]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        return True
 
 
 def cache_key(*digests: str) -> str:
@@ -95,7 +134,8 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def load(path: Path, key: str) -> Cache:
-    """The cache written with the same key; a missing, corrupt or foreign one is empty.
+    """The cache written with the same key (its index; the outcomes wait for ``load_results``);
+    a missing, corrupt or foreign one is empty.
 
     So is the cache of a run killed while moving files into place (its commit
     marker is still there): the tree may mix old and new outputs, so every
@@ -104,14 +144,18 @@ def load(path: Path, key: str) -> Cache:
     if path.with_name(COMMIT_MARKER).exists():
         return Cache({})
     raw = jsoncache.load(path, key=key)
+    if not raw:
+        return Cache({})
     try:
-        written = raw.get("written_ns", 0) if raw else 0
+        written = raw.get("written_ns", 0)
         entries = {
-            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"], raw=e["result"],
-                       racy=e["mtime_ns"] + RACY_NS > written > 0)
+            src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"],
+                       racy=e["mtime_ns"] + RACY_NS > written > 0, out=e["out"], out_hash=e["out_hash"],
+                       src_hash=e["src_hash"])
             for src, e in raw["files"].items()
-        } if raw else {}
-        return Cache(entries, raw.get("digest", ""), raw.get("summary")) if raw else Cache({})
+        }
+        return Cache(entries, raw.get("digest", ""), raw.get("summary"),
+                     (path.with_name(RESULTS_NAME), raw["results_sha256"]))
     except (KeyError, TypeError, AttributeError):
         return Cache({})
 
@@ -148,10 +192,19 @@ def _result_json(r: FileResult) -> dict:
 
 
 def dump(path: Path, key: str, cache: Cache) -> None:
-    """Write the cache atomically, stamped with the time of writing (racy entries are judged by it)."""
-    files = {src: cache.entries[src].to_json() for src in sorted(cache.entries)}
+    """Write the results file, then the index that names its sha256, each atomically; the index is
+    stamped with the time of writing (racy entries are judged by it).
+
+    A run killed between the two leaves an index whose results file does not
+    match: ``load_results`` then refuses it and everything is ported again.
+    """
+    srcs = sorted(cache.entries)
+    results = json.dumps({"key": key, "results": {src: cache.entries[src].result_json() for src in srcs}},
+                         sort_keys=True).encode()
+    write_atomic(path.with_name(RESULTS_NAME), results)
+    files = {src: cache.entries[src].index_json() for src in srcs}
     jsoncache.dump(path, {"key": key, "digest": cache.digest, "summary": cache.summary, "files": files,
-                          "written_ns": time.time_ns()})
+                          "results_sha256": hashlib.sha256(results).hexdigest(), "written_ns": time.time_ns()})
 
 
 @dataclass
@@ -168,9 +221,13 @@ class Plan:
 
 
 def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path) -> Plan:
-    """Reuse cached results whose source and output are as they were; port the rest."""
+    """Reuse cached results whose source and output are as they were; port the rest.
+
+    One ``stat`` per file: of its output (discovery took the source's).
+    """
     result = Plan()
     owners: dict[str, str] = {}
+    src_root, out_root = str(source), str(tree)
     for f in found:
         if f.error:
             result.collisions.append(failed(f.rel, f.out, f.error))
@@ -180,36 +237,38 @@ def plan(found: list[Found], entries: dict[str, Entry], source: Path, tree: Path
             continue
         owners[f.out] = f.rel
         entry = entries.get(f.rel)
-        if entry and entry.out == f.out and _unchanged(entry, f, source / f.rel, tree / f.out):
+        if entry and entry.out == f.out and _unchanged(entry, f, f"{src_root}/{f.rel}", f"{out_root}/{f.out}"):
             result.reused[f.rel] = entry
         else:
             result.tasks.append(Task(source / f.rel, f.rel, f.out, f.copy_only, f.values))
     return result
 
 
-def _unchanged(entry: Entry, found: Found, src: Path, out: Path) -> bool:
+def _unchanged(entry: Entry, found: Found, src: str, out: str) -> bool:
     """Size and mtime of source and output match the cache; a racy entry's source
     must also hash the same.  Discovery's stat of the source is used when it took one."""
     try:
-        size, mtime = (found.size, found.mtime_ns) if found.size >= 0 else _stat(src)
-        o = out.stat()
+        if found.size >= 0:
+            size, mtime = found.size, found.mtime_ns
+        else:
+            s = os.stat(src)
+            size, mtime = s.st_size, s.st_mtime_ns
+        o = os.stat(out)
         if (size, mtime, o.st_size, o.st_mtime_ns) != (entry.size, entry.mtime_ns, entry.out_size,
                                                        entry.out_mtime_ns):
             return False
-        return not entry.racy or hashlib.sha256(src.read_bytes()).hexdigest() == entry.src_hash
+        if not entry.racy:
+            return True
+        with open(src, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest() == entry.src_hash
     except OSError:
         return False
-
-
-def _stat(path: Path) -> tuple[int, int]:
-    s = path.stat()
-    return s.st_size, s.st_mtime_ns
 
 
 def entry(result: FileResult, src: Path, out: Path) -> Entry:
     """The cache entry of a file ported this run (stat taken after the commit)."""
     s, o = src.stat(), out.stat()
-    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, result=replace(result, data=None))
+    return Entry(s.st_size, s.st_mtime_ns, o.st_size, o.st_mtime_ns, result=replace(result, data=None, observed=None))
 
 
 def run_digest(key: str, inputs: str, entries: dict[str, Entry], skipped: list[Skipped]) -> str:

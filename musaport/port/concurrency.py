@@ -17,23 +17,12 @@ from typing import Callable
 from musaport.children import die_with_parent
 from musaport.cpp.parser import decode, encode
 from musaport.port.configure import render
-from musaport.port.file import FileResult, copy_bytes, failed, port_bytes
+from musaport.port.file import FileResult, Observer, Task, copy_bytes, failed, port_bytes
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many
 
 _MIN_PER_WORKER = 24
 _BATCH = 64
-
-
-@dataclass(frozen=True)
-class Task:
-    """One file to port: where to read it and what to call it."""
-
-    path: Path
-    src: str
-    out: str
-    copy_only: bool
-    values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
 
 
 @dataclass(frozen=True)
@@ -48,6 +37,7 @@ class Context:
     vocabulary: frozenset[str]
     tree: Path | None = None
     stage: Path | None = None
+    observe: Observer | None = None
 
 
 _CONTEXT: Context | None = None
@@ -104,7 +94,7 @@ def _lex(datas: list[bytes]) -> list[Tokens | None]:
 def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
     assert _CONTEXT is not None
     try:
-        return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens)
+        return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens, _CONTEXT.observe)
     except Exception as exc:  # a per-file outcome, not a crash of the run
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
 
 from musaport import __version__
 from musaport.cpp.parser import MASK, Parsed, decode, encode, masked, parse
@@ -66,6 +68,17 @@ def family(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class Task:
+    """One file to port: where to read it and what to call it."""
+
+    path: Path
+    src: str
+    out: str
+    copy_only: bool
+    values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
+
+
+@dataclass(frozen=True)
 class FileResult:
     """What happened to one file.  ``data`` is the output (not cached)."""
 
@@ -81,6 +94,13 @@ class FileResult:
     structure: Structure = field(default_factory=Structure)
     data: bytes | None = field(default=None, compare=False, repr=False)
     staged: bool = field(default=False, compare=False, repr=False)
+    # What the generation step's observer took from this port's parse of the source (not cached).
+    observed: Any = field(default=None, compare=False, repr=False)
+
+
+# A generation step's look at each source the port parses, in the worker: (path, parsed source, its
+# code view, its structure facts) -> anything picklable, returned in ``FileResult.observed``.
+Observer = Callable[[str, Parsed, str, Structure], Any]
 
 
 def sha256(data: bytes) -> str:
@@ -88,9 +108,11 @@ def sha256(data: bytes) -> str:
 
 
 def port_bytes(
-    data: bytes, src: str, out: str, rules: RuleSet, vocabulary: frozenset[str], tokens: Tokens | None = None
+    data: bytes, src: str, out: str, rules: RuleSet, vocabulary: frozenset[str], tokens: Tokens | None = None,
+    observe: Observer | None = None,
 ) -> FileResult:
-    """Port one file's bytes (``tokens``: its libclang tokens, if already lexed)."""
+    """Port one file's bytes (``tokens``: its libclang tokens, if already lexed; ``observe``: a
+    generation step's observer, given the parse of the source so it need not parse it again)."""
     digest = sha256(data)
     warnings = _encoding_warnings(data)
     text = decode(data)
@@ -99,12 +121,15 @@ def port_bytes(
     parsed = parse(data, tokens)
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
     facts = structure(parsed, code)
+    observed = observe(src, parsed, code, facts) if observe is not None else None
     result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
     unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(CODE_ONLY))
     if result.text == text:
-        return FileResult(src, out, "unchanged", digest, digest, {}, result.findings, unmapped, warnings, facts, data)
+        return FileResult(src, out, "unchanged", digest, digest, {}, result.findings, unmapped, warnings, facts, data,
+                          observed=observed)
     new = encode(provenance(src, digest, text) + result.text)
-    return FileResult(src, out, "ported", digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new)
+    return FileResult(src, out, "ported", digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
+                      observed=observed)
 
 
 def provenance(src: str, digest: str, text: str) -> str:

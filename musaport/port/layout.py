@@ -11,9 +11,10 @@ import fnmatch
 import hashlib
 import os
 import posixpath
-from dataclasses import dataclass, field, replace
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from musaport.rewrite.transforms import rename_dirs, rename_path
 from musaport.yamlload import Fields, load_yaml
@@ -218,7 +219,7 @@ def name_problem(rel: str) -> str:
         return "bytes that are not valid UTF-8"
     if not rel.isprintable():
         return "a control or invisible character"
-    unsafe = sorted(_CMAKE_UNSAFE.intersection(rel))
+    unsafe = sorted(c for c in _CMAKE_UNSAFE if c in rel)
     if unsafe:
         return f"{' '.join(unsafe)}, which a CMake source list cannot carry"
     return ""
@@ -278,19 +279,24 @@ def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
             item = _configured_found(c, root, root_r)
             selected += isinstance(item, Found)
             yield item
+    match = _Matchers(layout)
     for folder in layout.folders:
         base = root / folder.path
         if not base.is_dir():
             continue
-        for rel in _walk(root, folder.path, folder.recursive):
-            key = rel.rel if isinstance(rel, Found) else rel
-            if key in seen:
+        wanted = _matcher(folder.files)
+        for rel, entry in _walk(str(root), folder.path, folder.recursive):
+            if rel in seen:
                 continue
-            item = rel if isinstance(rel, Found) else _classify(layout, folder, root_r, root, rel)
-            if item is not None:
-                seen.add(key)
-                selected += isinstance(item, Found)
-                yield item
+            if isinstance(entry, Found):
+                item: Found | Skipped = entry
+            elif wanted(entry.name):
+                item = _classify(match, root_r, root, rel, entry)
+            else:
+                continue  # not this folder's business
+            seen.add(rel)
+            selected += isinstance(item, Found)
+            yield item
     if not selected:
         raise LoadError(f"{layout.source}: selects no file in {root}: its folders are missing or hold "
                         "no source file; check the layout's folder paths")
@@ -305,15 +311,19 @@ def _configured_found(c: Configured, root: Path, root_r: Path) -> Found | Skippe
     return Found(c.template, rename_path(c.template.removesuffix(".in")), False, c.values)
 
 
-def _walk(root: Path, start: str, recursive: bool) -> Iterator[str | Found]:
-    """Root-relative POSIX paths below ``start``, sorted, not following links to folders.
+def _walk(root: str, start: str, recursive: bool) -> Iterator[tuple[str, os.DirEntry | Found]]:
+    """Root-relative POSIX paths below ``start``, sorted, each with its directory entry, not
+    following links to folders.
 
-    A folder that cannot be listed comes out as a failed ``Found`` naming it.
+    The entry carries the file's type from the directory listing, so telling
+    files, folders and symlinks apart costs no system call.  A folder that
+    cannot be listed comes out as a failed ``Found`` naming it.
     """
     try:
-        entries = sorted(os.scandir(root / start), key=lambda e: e.name)
+        with os.scandir(f"{root}/{start}") as it:
+            entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
-        yield Found(start, "", False, error=f"cannot read folder: {exc.strerror or exc}")
+        yield start, Found(start, "", False, error=f"cannot read folder: {exc.strerror or exc}")
         return
     dirs = []
     for entry in entries:
@@ -321,45 +331,64 @@ def _walk(root: Path, start: str, recursive: bool) -> Iterator[str | Found]:
         if entry.is_dir(follow_symlinks=False):
             dirs.append(rel)
         else:
-            yield rel
+            yield rel, entry
     if recursive:
         for rel in dirs:
             yield from _walk(root, rel, True)
 
 
-def _classify(layout: Layout, folder: Folder, root_r: Path, root: Path, rel: str) -> Found | Skipped | None:
-    """Decide what happens to one file; None means it is not this folder's business."""
-    name = rel.rsplit("/", 1)[-1]
-    if not any(fnmatch.fnmatchcase(name, g) for g in folder.files):
-        return None
+class _Matchers:
+    """The layout's globs, each list compiled into one regex (what ``fnmatchcase`` does per glob)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.excluded = _matcher(layout.exclude)
+        self.copy_only = _matcher(layout.copy_only)
+        self.suffixes = tuple(layout.suffixes)
+
+
+def _matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    """True for a name that ``fnmatch.fnmatchcase`` matches with any of ``globs``."""
+    if not globs:
+        return lambda _name: False
+    regex = re.compile("|".join(fnmatch.translate(g) for g in globs))
+    return lambda name: regex.match(name) is not None
+
+
+def _classify(match: _Matchers, root_r: Path, root: Path, rel: str,
+              entry: os.DirEntry) -> Found | Skipped:
+    """Decide what happens to one file its folder's globs select.
+
+    Costs one ``stat`` for a selected file (its size and mtime, for the plan)
+    and none for the others; a symlink is resolved to check where it points.
+    """
+    name = entry.name
     problem = name_problem(rel)
     if problem:
         return Skipped(printable(rel), f"file name has {problem} (not ported)", warn=True)
-    if any(fnmatch.fnmatchcase(rel, g) for g in layout.exclude):
+    if match.excluded(rel):
         return Skipped(rel, "excluded by layout")
-    if not any(name.endswith(s) for s in layout.suffixes):
+    if not name.endswith(match.suffixes):
         return Skipped(rel, "not a source file")
-    path = root / rel
-    if path.is_symlink():
-        target = path.resolve()
+    if entry.is_symlink():
+        target = (root / rel).resolve()
         if not target.is_relative_to(root_r):
             return Skipped(rel, f"symlink to {target} outside the source tree (not followed)", warn=True)
         if not target.is_file():
             return Skipped(rel, "symlink to something that is not a file", warn=True)
-    copy = any(fnmatch.fnmatchcase(name, g) for g in layout.copy_only)
+    copy = match.copy_only(name)
     out = rename_dirs(rel) if copy else rename_path(rel)
     if not _safe_rel(out):
         return Skipped(rel, f"its port {out!r} would leave the output tree (not ported)", warn=True)
-    return _sized(Found(rel, out, copy), path)
+    return _sized(Found(rel, out, copy), entry)
 
 
-def _sized(found: Found, path: Path) -> Found | Skipped:
+def _sized(found: Found, entry: os.DirEntry) -> Found | Skipped:
     """``found`` with its source's size and mtime, or a Skipped when it is over the size limit."""
     try:
-        st = path.stat()
+        st = entry.stat()  # follows a symlink (checked above to stay inside the tree)
     except OSError:
         return found  # the read fails later, as a failed file
     if st.st_size > MAX_SOURCE_BYTES:
         return Skipped(found.rel, f"{st.st_size} bytes, over the {MAX_SOURCE_BYTES // (1024 * 1024)} MiB "
                                   "limit for one source (not ported)", warn=True)
-    return replace(found, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return Found(found.rel, found.out, found.copy_only, found.values, st.st_size, st.st_mtime_ns)

@@ -2,94 +2,29 @@
 
 The port knows nothing about operators: what is generated beside the ported
 files (registration stubs, CMake lists) comes in as a :class:`GenerationStep`
-hook, which ``ops.generate`` implements and the CLI passes in.
+hook (see ``port.config``), which ``ops.generate`` implements and the CLI
+passes in.  A run that finds nothing changed stops in ``port.reuse``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable
 
 from musaport.outdir import OutDir, write_atomic
 from musaport.port import cache
 from musaport.port.concurrency import Context, port_all
+from musaport.port.config import Config, Generated, Options
 from musaport.port.file import FileResult
-from musaport.port.layout import Found, Layout, Skipped, check_out, check_tree, discover, load_layout
+from musaport.port.layout import Skipped, check_out, check_tree
 from musaport.port.report import Report
+from musaport.port.reuse import digest, survey, unchanged
 from musaport.port.stage import Stage
-from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import Rule, RuleSet, extend
-from musaport.rewrite.packs import load_packs
-
-
-@dataclass(frozen=True)
-class Generated:
-    """What the generation step made: files by tree-relative path, and what it could not make, and why.
-
-    ``results``: files the step ported itself (an extension's setup.py and
-    CMakeLists.txt); the report counts them and lists their findings.
-    """
-
-    files: dict[str, bytes]
-    problems: tuple[str, ...] = ()
-    results: tuple[FileResult, ...] = ()
-
-
-class GenerationStep(Protocol):
-    """Files made beside the port from the whole run's results (see ``ops.generate``)."""
-
-    def extra_rules(self) -> list[Rule]:
-        """Rules appended to the packs (the stub exclusions)."""
-
-    def describe(self, source: Path, layout: Layout) -> str:
-        """Everything outside the ported files that the generated files depend on."""
-
-    def prepare(self, source: Path, out: OutDir) -> None:
-        """Before porting: validate the selection, start slow work in the background."""
-
-    def files(self, source: Path, results: list[FileResult], out: OutDir, config: "Config") -> Generated:
-        """Every generated file; an output it cannot make is a problem, which fails the run (exit 1).
-        ``config``: the run's layout, compiled rules and vocabulary, so generated sources are ported
-        like any other and generated code names what the port renamed as the port does."""
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything a run depends on, as given on the command line."""
-
-    source: Path
-    out: Path
-    layout: Path
-    packs: tuple[Path, ...]
-    jobs: int = 1
-    generation: GenerationStep | None = None
-
-
-@dataclass(frozen=True)
-class Config:
-    """The loaded, validated inputs of a run."""
-
-    layout: Layout
-    rules: RuleSet
-    vocabulary: frozenset[str]
-    key: str
-
-
-def load_config(opts: Options) -> Config:
-    """Load layout, packs and vocabulary; any problem raises LoadError."""
-    layout = load_layout(opts.layout)
-    rules = load_packs(opts.packs, compile=False)  # compiled in run() when there is work
-    extra = opts.generation.extra_rules() if opts.generation else []
-    if extra:
-        rules = extend(rules, extra)
-    raw = vocabulary_file().read_bytes()
-    key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
-    return Config(layout, rules, parse_vocabulary(raw), key)
+from musaport.rewrite.rules import RuleSet
 
 
 def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | None = None,
@@ -109,13 +44,14 @@ def _run(opts: Options, config: Config, out: OutDir, progress: Callable[[FileRes
          on_plan: Callable[[int], None] | None) -> Report:
     """The run itself, with ``--out`` held."""
     timer = Timer()
-    found, skipped = _discover(config.layout, opts.source)
-    cached = cache.load(out.state_file(cache.CACHE_NAME), config.key)
-    work = cache.plan(found, cached.entries, opts.source, out.tree)
+    found = survey(opts, config, out)
+    work, skipped = found.work, found.skipped
     timer.lap("discover+plan")
-    if not (work.tasks or work.collisions) and cache.nothing_changed(  # the digest only when it can matter
-            cached, work, _digest(opts, config, work.reused, skipped), out.reports()):
-        return Report.from_summary(str(opts.source), cached.summary, reused=len(work.reused))
+    reused = unchanged(opts, config, found, out)
+    if reused is not None:
+        return reused
+    if work.reused and not found.cached.load_results():  # outcomes that do not match the index: port all
+        work = cache.plan(found.found, {}, opts.source, out.tree)
     rules = config.rules.compile()
     config = replace(config, rules=rules)  # the generation step ports its sources with them too
     if opts.generation:
@@ -145,18 +81,13 @@ def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache
     """Port the planned files; an interruption removes the staging folder."""
     if not work.tasks:
         return []
-    context = Context(rules, vocabulary, stage.out, stage.root)
+    observe = opts.generation.observer() if opts.generation else None
+    context = Context(rules, vocabulary, stage.out, stage.root, observe)
     try:
         return port_all(work.tasks, context, opts.jobs, progress)
     except BaseException:
         stage.discard()
         raise
-
-
-def _digest(opts: Options, config: Config, entries: dict[str, cache.Entry], skipped: list[Skipped]) -> str:
-    """The run digest: the cache key, the source, the generation step's inputs, every output."""
-    generated = opts.generation.describe(opts.source, config.layout) if opts.generation else ""
-    return cache.run_digest(config.key, f"{opts.source}\0{generated}", entries, skipped)
 
 
 class Timer:
@@ -171,14 +102,6 @@ class Timer:
         if self.on:
             print(f"musaport timing: {name} {now - self.last:.3f}s", file=sys.stderr)
         self.last = now
-
-
-def _discover(layout: Layout, source: Path) -> tuple[list[Found], list[Skipped]]:
-    found: list[Found] = []
-    skipped: list[Skipped] = []
-    for item in discover(layout, source):
-        (found if isinstance(item, Found) else skipped).append(item)
-    return found, skipped
 
 
 def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh: list[FileResult],
@@ -213,8 +136,8 @@ def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh:
     entries = dict(work.reused)
     for result in fresh:
         entries[result.src] = cache.entry(result, opts.source / result.src, out.tree / result.out)
-    digest = "" if report.problems else _digest(opts, config, entries, skipped)  # a failure is never reused
-    cache.dump(out.state_file(cache.CACHE_NAME), config.key, cache.Cache(entries, digest, report.summary()))
+    run_digest = "" if report.problems else digest(opts, config, entries, skipped)  # a failure is never reused
+    cache.dump(out.state_file(cache.CACHE_NAME), config.key, cache.Cache(entries, run_digest, report.summary()))
     stage.record_outputs(wanted | set(stale) - set(removed))
 
 

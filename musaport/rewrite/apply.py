@@ -160,6 +160,9 @@ def matches(rule: Rule, view: str, windows: list[tuple[int, int]]) -> Iterator[r
     found fast and confirmed with the full pattern at the same position.
     """
     for start, end in windows:
+        if rule.words is not None:
+            yield from _words(rule.words, view, start, end)
+            continue
         if rule.kind == "names" and rule.scan is not None and rule.pattern.endswith("\\w*"):
             yield from _identifiers(rule.scan, view, start, end)
             continue
@@ -177,6 +180,38 @@ def matches(rule: Rule, view: str, windows: list[tuple[int, int]]) -> Iterator[r
                 continue
             yield m
             pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
+# Bytes that can be part of a word; every other byte (and any byte of a non-ASCII character) splits.
+_WORD_BYTES = bytes(c if chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(128)) + b" " * 128
+_WORD_AT = re.compile(r"(?<!\w)\w+")
+
+
+def _words(keys: frozenset[bytes], view: str, start: int, end: int) -> Iterator[re.Match[str]]:
+    """The whole words of ``view[start:end]`` that are ``keys`` (a names rule's matches), in order.
+
+    The window is split into ASCII words in C (a non-ASCII character splits
+    too, so every ASCII word of the text is among them, with at most some
+    extra pieces) and intersected with the keys; each occurrence of a key that
+    is found is then confirmed as a whole word by the regex engine (not
+    preceded by a word character, not followed by one before ``end``).  Only
+    the few keys a file holds cost Python work, not each of its identifiers.
+    """
+    text = view[start:end] if start or end != len(view) else view
+    found = keys.intersection(text.encode("ascii", "replace").translate(_WORD_BYTES).split())
+    if not found:
+        return
+    at: list[int] = []
+    for key in found:
+        word = key.decode()
+        i = view.find(word, start, end)
+        while i >= 0:
+            m = _WORD_AT.match(view, i, end)
+            if m is not None and m.end() == i + len(word):
+                at.append(i)
+            i = view.find(word, i + 1, end)
+    for i in sorted(at):
+        yield _WORD_AT.match(view, i, end)  # type: ignore[misc]
 
 
 def _identifiers(scan: re.Pattern[str], view: str, start: int, end: int) -> Iterator[re.Match[str]]:

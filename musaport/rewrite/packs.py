@@ -28,12 +28,13 @@ def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
     for path in paths:
         digest.update(path.read_bytes())
         sources.append(str(path))
+        bundled = _bundled(path)
         for rule in load_pack(path, digest, compile):
             if rule.id in seen:
                 raise LoadError(f"{rule.where}: rule id '{rule.id}' already declared at {seen[rule.id]}")
             seen[rule.id] = rule.where
             rules.append(rule)
-            if not _bundled(path):
+            if not bundled:
                 users.append(rule)
     ruleset = RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
     if users:

@@ -8,6 +8,7 @@ functions, so the examples in each rule pack test them directly.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable
 
 _LIBRARIES = ("cublas", "cusparse", "cusolver", "curand", "cufft", "cupti")
@@ -76,8 +77,14 @@ def rename_path(path: str) -> str:
     and ``CUDA``/``cuda`` inside a file name become ``MUSA``/``musa``
     (``ATen/native/cuda/CUDALoops.cuh`` → ``ATen/native/musa/MUSALoops.muh``).
     """
-    parts = path.split("/")
-    return "/".join(_rename_part(p, last=(i == len(parts) - 1)) for i, p in enumerate(parts))
+    folder, sep, name = path.rpartition("/")
+    return f"{_rename_folders(folder)}/{_rename_part(name, True)}" if sep else _rename_part(name, True)
+
+
+@lru_cache(maxsize=4096)
+def _rename_folders(folder: str) -> str:
+    """The folders of a path renamed (a tree has few folders and many files: computed once each)."""
+    return "/".join(_rename_part(p, last=False) for p in folder.split("/"))
 
 
 def rename_dirs(path: str) -> str:
