@@ -85,6 +85,19 @@ def test_registration_calls_kernels_by_their_ported_names(ported_260: Path) -> N
     assert "at::native::empty_cuda(" not in text and "at::native::empty_strided_cuda(" not in text
 
 
+def test_registration_defines_the_dispatch_key_cpp_api(ported_260: Path) -> None:
+    """Ported code calls at::musa::sort(...) as CUDA code calls at::cuda::sort(...): torchgen's
+    RegisterCUDA.cpp defines that API, so RegisterMUSA.cpp must (found by linking the ported topk)."""
+    text = (ported_260 / TREE / REGISTER).read_text()
+    api = text[text.index("namespace musa {"):text.index("} // namespace musa")]
+    assert ("::std::tuple<at::Tensor,at::Tensor> sort(const at::Tensor & self, ::std::optional<bool> stable, "
+            "int64_t dim, bool descending) {\n  return at::wrapper_MUSA_sort__stable(self, stable, dim, descending);") in api
+    assert "at::Tensor & abs_out(at::Tensor & out, const at::Tensor & self) {" in api
+    assert "at::Tensor & abs_outf(const at::Tensor & self, at::Tensor & out) {" in api
+    # non-SymInt overloads translate to the wrapper's SymInt (dispatcher) signature
+    assert "return at::wrapper_MUSA_reflection_pad1d__out(self, c10::fromIntArrayRefSlow(padding), out);" in api
+
+
 def test_ported_calls_rename_only_what_the_names_rules_rename() -> None:
     from musaport.ops.emit_registration import ported_calls
     from musaport.ops.records import Guard, Wrapper

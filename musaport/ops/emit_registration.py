@@ -47,6 +47,7 @@ class Registered:
     wrapper: str
     class_name: str
     signature: Wrapper
+    cpp_api: str = ""  # the at::musa:: functions that call ``wrapper``
 
     def __getattr__(self, field: str):
         return getattr(self.signature, field)
@@ -72,7 +73,9 @@ def registered(op: Operator, record: Record, rules: RuleSet | None = None) -> Re
     assert w is not None, op.name
     w = ported_calls(w, rules)
     class_name = f"musa_{w.parent.rsplit('::', 1)[-1]}_{w.variant}" if w.structured else ""
-    return Registered(op.name, op.kind, op.stubs, op.files, wrapper_name(op.name), class_name, w)
+    wrapper = wrapper_name(op.name)
+    return Registered(op.name, op.kind, op.stubs, op.files, wrapper, class_name, w,
+                      record.cpp_api.replace("@WRAPPER@", f"at::{wrapper}"))
 
 
 def _helpers(ops: list[Registered]) -> set[str]:

@@ -81,6 +81,9 @@ class Record:
     wrapper: Wrapper | None
     # A source torchgen generates for this kernel at build time (ufunc: UfuncCUDA_add.cu): path, text.
     generated: tuple[str, str] | None = None
+    # Its part of the dispatch-key C++ API (at::cuda::sort, sort_out, sort_outf) as torchgen writes it,
+    # calling "@WRAPPER@": the registration defines it as at::musa::... around its own wrapper.
+    cpp_api: str = ""
 
     @classmethod
     def from_json(cls, data: dict) -> "Record":

@@ -59,11 +59,36 @@ def _group_records(g, cuda, raw) -> list[dict]:
                     records.append(_record(f, meta.kernel, raw, _structured(g, f, meta)))
                 if f is g.out and g.out.ufunc_inner_loop:
                     records[-1]["generated"] = _ufunc_cuda(g, cuda, raw)
-        return records
+        return _with_cpp_api(g, cuda, records)
     for f in g.functions() if isinstance(g, NativeFunctionsGroup) else [g]:
         if cuda.get_kernel(f) is not None:
             with native_function_manager(f):
                 records.append(_record(f, cuda.get_kernel(f).kernel, raw, _unstructured(f, cuda)))
+    return _with_cpp_api(g, cuda, records)
+
+
+WRAPPER = "@WRAPPER@"
+
+
+def _with_cpp_api(g, cuda, records: list[dict]) -> list[dict]:
+    """Each record's part of the dispatch-key C++ API that torchgen's RegisterCUDA.cpp defines and ported
+    code calls (``at::cuda::sort``; ``abs_out`` and ``abs_outf``; the ``_symint`` forms): every C++
+    signature of the function, calling ``@WRAPPER@`` (the registration's wrapper, which has the
+    dispatcher's signature) with the arguments translated as torchgen translates them."""
+    from torchgen.api.translate import translate
+    from torchgen.api.types import CppSignatureGroup, DispatcherSignature
+    from torchgen.context import native_function_manager
+    from torchgen.model import NativeFunctionsGroup
+
+    functions = {str(f.func.name): f for f in (g.functions() if isinstance(g, NativeFunctionsGroup) else [g])}
+    for r in records:
+        f = functions[r["name"]]
+        with native_function_manager(f):
+            sig = DispatcherSignature.from_schema(f.func, symint=True)
+            group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=False)
+            r["cpp_api"] = "\n\n".join(
+                f"{cpp.defn()} {{\n  return {WRAPPER}({', '.join(e.expr for e in translate(cpp.arguments(), sig.arguments()))});\n}}"
+                for cpp in group.signatures(symint=True))
     return records
 
 

@@ -61,6 +61,8 @@ REPORT_JSON = "validate_backend_report.json"
 # at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
 ADAPTERS = ("copy_from", "hooks")
 MAX_ROUNDS = 8
+# The port's own registration files: the build registers its selection with a registration of its own.
+_REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
 _UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
 STATUSES = ("pass", "fail", "build-error", "skipped")
 
@@ -335,7 +337,8 @@ def _definitions(out: OutDir, symbols: list[str]) -> set[str]:
             symbol = parse_symbol(mangled, demangle(mangled))
         except SymbolError:
             continue
-        found |= {f for f in whereis(symbol, out).add if f.endswith((".mu", ".cpp"))}
+        found |= {f for f in whereis(symbol, out).add
+                  if f.endswith((".mu", ".cpp")) and not _REGISTRATION.match(f.rsplit("/", 1)[-1])}
     return found
 
 
