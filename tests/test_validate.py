@@ -72,12 +72,15 @@ Symbol table '.symtab' contains 6 entries:
    199: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND _ZNSt3__110__cxa_tls
    200: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND tile
    201: 0000000000000000     8 TLS     GLOBAL DEFAULT   12 tile
+   202: 0000000000000000     0 NOTYPE  GLOBAL DEFAULT  UND __tls_init
+   203: 0000000000000040    21 FUNC    LOCAL  DEFAULT    9 __tls_init
 """
 
 
 def test_extern_shared_symbols_alias_the_runtime_buffer() -> None:
     assert alias_flags(READELF) == [
         "-Wl,--defsym=_ZTH4smem=musaport_tls_init_noop",
+        "-Wl,--defsym=__tls_init=musaport_tls_init_noop",
         "-Wl,--defsym=smem=musaport_dynamic_shared_tls",
     ]
 
