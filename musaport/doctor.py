@@ -156,9 +156,9 @@ def probe_libclang(req: Requirement) -> Status:
 def probe_libtorch(req: Requirement) -> Status:
     """A libtorch ``validate --backend`` fetched into the user cache, else an installed torch's, found
     without importing torch (slow)."""
-    from musaport.resources import user_cache
+    from musaport.validate.libtorch import fetched as fetched_releases
 
-    fetched = sorted(p.parent for p in (user_cache() / "libtorch").glob("*/.complete"))
+    fetched = fetched_releases()
     if fetched:
         return Status(req, True, ", ".join(f"{p.name} in {p}" for p in fetched))
     try:

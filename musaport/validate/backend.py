@@ -29,6 +29,7 @@ import json
 import re
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -41,6 +42,7 @@ from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import OutDir, write_atomic
 from musaport.resources import default_packs, shim_include
 from musaport.rewrite.packs import load_packs
+from musaport.rewrite.rules import RuleSet
 from musaport.templates import render_template
 from musaport.validate import cpu_view
 from musaport.validate.buildenv import aten_ops_headers
@@ -115,7 +117,9 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
     library, missing, built = _build(env, plan, model, chosen, failed, log)
     results = [_result_without_run(s, plan, failed, missing, library) for s in chosen]
     driver = _driver(env, chosen, library) if library else None
-    results = [r if r.status != "pending" else run_sample(env, driver, s) for r, s in zip(results, chosen)]
+    with ThreadPoolExecutor(max(1, jobs)) as pool:  # one process per sample, as many at once as --jobs
+        results = list(pool.map(lambda rs: rs[0] if rs[0].status != "pending" else run_sample(env, driver, rs[1]),
+                                zip(results, chosen)))
     figures = {"seconds": round(time.monotonic() - started, 1), "objects": len(built),
                "compiled": sum(not b.reused for b in built), "reused": sum(b.reused for b in built),
                "failed_sources": failed, "missing_symbols": missing[:20]}
@@ -170,6 +174,12 @@ class BuildEnv:
         dirs = [shim_include(), self.view / "aten/src", self.view, ops, *self.libtorch.include,
                 self.source / "aten/src", self.source]
         return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs]]
+
+    @cached_property
+    def rules(self) -> RuleSet:
+        """The bundled packs, loaded once: the registration names kernels as they rename them (only the
+        names tables are read, so nothing is compiled)."""
+        return load_packs(default_packs(), compile=False)
 
     def flags(self, path: Path) -> list[str]:
         return [*self.common_flags, *(MU_FLAGS if path.suffix == ".mu" else [])]
@@ -278,14 +288,13 @@ def _rel(env: BuildEnv, path: Path) -> str:
 def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample],
                        failed: dict[str, str]) -> list[Path]:
     """The registration (without the samples a failed file takes out), the copy adapter and nothing else."""
-    rules = load_packs(default_packs())
     names = list(plan.base)
     for s in chosen:
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
     gen = env.state / "gen"
     registration = gen / "RegisterMUSA_backend.cpp"
-    write_atomic(registration, registration_source(model, names, rules).encode())
+    write_atomic(registration, registration_source(model, names, env.rules).encode())
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())

@@ -80,6 +80,11 @@ def cached(version: str, cache: Path | None = None) -> Libtorch | None:
     return Libtorch(version, root) if (root / _DONE).is_file() else None
 
 
+def fetched(cache: Path | None = None) -> list[Path]:
+    """Every release a previous fetch completed, by folder (for ``musaport doctor``)."""
+    return sorted(p.parent for p in ((cache or user_cache()) / "libtorch").glob(f"*/{_DONE}"))
+
+
 def given(folder: Path, version: str) -> Libtorch:
     """A libtorch the user points at (an installed ``torch`` package's folder, or an unpacked wheel)."""
     root = folder.parent if (folder / "include").is_dir() and (folder / "lib").is_dir() else folder
