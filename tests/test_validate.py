@@ -285,7 +285,9 @@ FIXED_260 = ["aten/src/ATen/native/musa/Unique.mu", "aten/src/ATen/native/musa/L
              "aten/src/ATen/native/sparse/musa/SparseCsrTensorMath.mu",
              "aten/src/ATen/native/sparse/musa/SparseMUSATensorMath.mu",
              "aten/src/ATen/native/sparse/musa/SparseMatMul.mu", "aten/src/ATen/native/musa/Normalization.mu",
-             "aten/src/ATen/native/musa/int4mm.mu", "aten/src/ATen/native/quantized/musa/EmbeddingBag.mu"]
+             "aten/src/ATen/native/musa/int4mm.mu", "aten/src/ATen/native/quantized/musa/EmbeddingBag.mu",
+             # With the jiterator off, i1 and i1e take the precompiled path (rule jiterator-off-i1-opmath).
+             "aten/src/ATen/native/musa/UnarySpecialOpsKernel.mu"]
 
 
 @needs_clang
