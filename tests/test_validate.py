@@ -151,6 +151,24 @@ def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
     assert result.returncode == 1 and "[device]" in result.stdout
 
 
+@needs_clang
+@pytest.mark.parametrize("header, precompiled", [("ATen/native/musa/Loops.muh", False),  # in the core list
+                                                 ("ATen/musa/Atomic.muh", True)])  # in the full list only
+def test_a_broken_prelude_header_fails_only_the_files_that_include_it(tmp_path: Path, header: str,
+                                                                     precompiled: bool) -> None:
+    """The precompiled prelude falls back (to its core list, then to none) rather than fail every TU."""
+    out = _ported_tree(tmp_path, "scale.mu", KERNEL)
+    broken = out / "generated_cuda_compatible/aten/src" / header
+    broken.parent.mkdir(parents=True)
+    broken.write_text("#pragma once\n#error this ported header is broken\n")
+    (out / "generated_cuda_compatible/uses_it.mu").write_text(f"#include <{header}>\n" + KERNEL)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 1
+    assert "PASS scale.mu" in result.stdout
+    assert f"FAIL uses_it.mu [host] aten/src/{header}:2:2: error: this ported header is broken" in result.stdout
+    assert bool(list((out / ".musaport/validate").glob("prelude-host-*.pch"))) == precompiled
+
+
 THRUST = """\
 #include <thrust/binary_search.h>
 #include <thrust/device_ptr.h>
