@@ -9,6 +9,7 @@ import pytest
 from musaport.port.layout import load_layout
 from musaport.rewrite.needles import needles
 from musaport.rewrite.packs import load_packs
+from musaport.rewrite.rules import for_tree
 from musaport.errors import LoadError
 
 GOOD_RULE = """  - id: ok
@@ -37,6 +38,8 @@ def pack(tmp_path: Path, body: str) -> Path:
         ("  - id: bad\n    why: w\n    pattern: '(a)'\n    replace: '\\2'\n", "invalid regex"),
         (GOOD_RULE + GOOD_RULE, "rule id 'ok' already declared"),
         ("  - id: bad\n    why: w\n    pattern: [x\n", "invalid YAML"),
+        (GOOD_RULE + "    tree_has: {file: a.h}\n", "my.yaml:3: rule 'ok': tree_has is missing 'pattern'"),
+        (GOOD_RULE + "    tree_has: {file: a.h, pattern: '(x'}\n", "my.yaml:3: rule 'ok': tree_has: invalid regex"),
     ],
 )
 def test_malformed_pack(tmp_path: Path, body: str, message: str) -> None:
@@ -44,6 +47,25 @@ def test_malformed_pack(tmp_path: Path, body: str, message: str) -> None:
         load_packs([pack(tmp_path, body)])
     assert message in str(err.value)
     assert "\n" not in str(err.value)
+
+
+TREE_RULE = GOOD_RULE + "    tree_has: {file: c10/core/Device.h, pattern: 'is_privateuseone\\('}\n"
+
+
+@pytest.mark.parametrize(("device_h", "kept"), [
+    ("bool is_privateuseone() const noexcept;", True),  # PyTorch 2.x
+    ("bool is_cuda() const noexcept;", False),  # 1.13: the API is not there yet
+    (None, True),  # no such file (an extension project): the rule applies
+])
+def test_a_rule_that_needs_an_api_applies_only_to_trees_that_have_it(tmp_path: Path, device_h: str | None,
+                                                                      kept: bool) -> None:
+    if device_h is not None:
+        (tmp_path / "c10/core").mkdir(parents=True)
+        (tmp_path / "c10/core/Device.h").write_text(device_h)
+    rules = load_packs([pack(tmp_path, TREE_RULE)])
+    chosen = for_tree(rules, tmp_path)
+    assert [r.id for r in chosen.rules] == (["ok"] if kept else [])
+    assert (chosen.digest == rules.digest) == kept
 
 
 def test_malformed_layout(tmp_path: Path) -> None:

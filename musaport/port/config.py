@@ -18,7 +18,7 @@ from musaport.port.file import FileResult, Observer
 from musaport.port.layout import Layout, load_layout
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.packs import load_packs
-from musaport.rewrite.rules import Rule, RuleSet, extend
+from musaport.rewrite.rules import Rule, RuleSet, extend, for_tree
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class Config:
 def load_config(opts: Options) -> Config:
     """Load layout, packs and vocabulary; any problem raises LoadError."""
     layout = load_layout(opts.layout)
-    rules = load_packs(opts.packs, compile=False)  # compiled in run() when there is work
+    rules = for_tree(load_packs(opts.packs, compile=False), opts.source)  # compiled in run() when there is work
     extra = opts.generation.extra_rules() if opts.generation else []
     if extra:
         rules = extend(rules, extra)

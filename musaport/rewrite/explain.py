@@ -14,6 +14,8 @@ def explain_rule(rule: Rule) -> str:
         lines.append(f"Only in files matching: {', '.join(rule.files)}")
     if rule.keep_if:
         lines.append(f"Leaves alone matches that match: {rule.keep_if}")
+    if rule.tree_has:
+        lines.append(f"Only in trees whose {rule.tree_has[0]} matches {rule.tree_has[1]} (or that have no such file)")
     if rule.lossy:
         lines.append("Lossy: every rewrite is recorded in the porting report.")
     lines.append(f"Declared at: {rule.where}")

@@ -61,6 +61,7 @@ class Rule:
     contexts: frozenset[str] = DEFAULT_CONTEXTS
     files: tuple[str, ...] = ()
     keep_if: str | None = None
+    tree_has: tuple[str, str] | None = None  # (tree-relative file, regex): see for_tree
     lossy: bool = False
     examples: tuple[Example, ...] = ()
     regex: re.Pattern[str] = field(default=re.compile(""), compare=False, repr=False)
@@ -133,6 +134,31 @@ class RuleSet:
         return replace(self, rules=tuple(rule if rule.compiled else _compiled(rule) for rule in self.rules))
 
 
+def for_tree(ruleset: RuleSet, source: Path) -> RuleSet:
+    """The rules that apply to the tree at ``source``.
+
+    A rule with ``tree_has: {file, pattern}`` targets an API that a release
+    introduced (``Device::is_privateuseone``, PyTorch 2.0): a tree whose
+    ``file`` does not match ``pattern`` predates it, and the rule is left
+    out.  A tree without the file (an extension project, built against some
+    torch) keeps the rule.  The digest names what was left out, so the
+    cache key follows the tree.
+    """
+    dropped = [rule.id for rule in ruleset.rules if rule.tree_has and not _tree_matches(source, *rule.tree_has)]
+    if not dropped:
+        return ruleset
+    digest = hashlib.sha256(f"{ruleset.digest}\0without\0{' '.join(dropped)}".encode()).hexdigest()
+    return replace(ruleset, rules=tuple(r for r in ruleset.rules if r.id not in dropped), digest=digest)
+
+
+def _tree_matches(source: Path, rel: str, pattern: str) -> bool:
+    try:
+        text = (source / rel).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return re.search(pattern, text, re.MULTILINE) is not None
+
+
 def make_rule(**fields: object) -> Rule:
     """A rule made by code (not read from a pack), checked and compiled like a loaded one."""
     rule = Rule(**fields)  # type: ignore[arg-type]
@@ -181,6 +207,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
         contexts=_contexts(f),
         files=tuple(f.pop("files", [], kind=list)),
         keep_if=f.pop("keep_if", None, kind=str),
+        tree_has=_tree_has(f),
         lossy=f.pop("lossy", False, kind=bool),
         examples=_examples(f, path),
     )
@@ -239,6 +266,21 @@ def _names_pattern(names: tuple[tuple[str, str], ...], vocabulary: frozenset[str
         return rf"(?<![\w])(?:{'|'.join(escaped)})(?![\w])"
     prefixes = sorted({re.escape(p) for p in {_prefix(k) for k in keys}}, key=lambda p: (-len(p), p))
     return rf"(?<![\w])(?:{'|'.join(prefixes)})\w*"
+
+
+def _tree_has(f: Fields) -> tuple[str, str] | None:
+    """``tree_has: {file: c10/core/Device.h, pattern: 'is_privateuseone'}`` as (file, pattern)."""
+    raw = f.pop("tree_has", None, kind=dict)
+    if raw is None:
+        return None
+    t = Fields(raw, f.where, "tree_has")
+    found = (t.pop("file", kind=str), t.pop("pattern", kind=str))
+    t.done()
+    try:
+        re.compile(found[1])
+    except re.error as exc:
+        raise LoadError(f"{f.where}: tree_has: invalid regex: {exc}") from None
+    return found
 
 
 def _contexts(f: Fields) -> frozenset[str]:
