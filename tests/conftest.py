@@ -64,6 +64,15 @@ def ported_260(pytorch_260: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return out
 
 
+@pytest.fixture(scope="session")
+def ported_1131(pytorch_1131: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """PyTorch 1.13.1 ported once for every test that reads the result."""
+    out = tmp_path_factory.mktemp("port1131")
+    result = musaport("run", "--pytorch-src", str(pytorch_1131), "--out", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
 def musaport(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the installed command line as a user would."""
     return subprocess.run(["musaport", *args], capture_output=True, text=True, cwd=cwd)

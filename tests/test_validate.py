@@ -284,6 +284,16 @@ def test_compile_mode_passes_on_real_pytorch(ported_260: Path, name: str) -> Non
 
 @needs_clang
 @pytest.mark.shared
+def test_compile_mode_passes_on_real_pytorch_1131(ported_1131: Path) -> None:
+    """1.13 predates Device::is_privateuseone and DispatchStub's PrivateUse1 slot: the rules that need them
+    (tree_has) leave its port alone, so its kernels compile against its own headers."""
+    result = musaport("validate", "--compile", "--out", str(ported_1131), "-j", "2", "AbsKernel.mu", "Sort.mu")
+    assert result.returncode == 0, result.stdout
+    assert "2 of 2 passed" in result.stdout
+
+
+@needs_clang
+@pytest.mark.shared
 def test_compile_mode_reports_the_build_list_apart(ported_260: Path) -> None:
     """A source left out of the build list (it needs CUTLASS) fails, and the build-list rate says so."""
     result = musaport("validate", "--compile", "--out", str(ported_260), "AbsKernel.mu", "MixedDtypesLinear.mu")
