@@ -128,13 +128,7 @@ struct identity<void> {
   MUSAPORT_HD constexpr A&& operator()(A&& a) const { return static_cast<A&&>(a); }
 };
 
-// ------------------------------------------------------------ swap, distance
-template <typename T>
-MUSAPORT_HD void swap(T& a, T& b) {
-  T tmp = static_cast<T&&>(a);
-  a = static_cast<T&&>(b);
-  b = static_cast<T&&>(tmp);
-}
+// ------------------------------------------------------------ distance (swap: <thrust/pair.h>)
 
 template <typename It>
 MUSAPORT_HD typename std::iterator_traits<It>::difference_type distance(It first, It last) {

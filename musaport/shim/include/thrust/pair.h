@@ -82,6 +82,15 @@ MUSAPORT_HD constexpr bool operator<=(const pair<T1, T2>& a, const pair<T1, T2>&
 template <typename T1, typename T2>
 MUSAPORT_HD constexpr bool operator>=(const pair<T1, T2>& a, const pair<T1, T2>& b) { return !(a < b); }
 
+// As in thrust, <thrust/pair.h> brings thrust::swap: PyTorch 1.13's LinearAlgebra.cu calls it with
+// no <thrust/swap.h> of its own.
+template <typename T>
+MUSAPORT_HD void swap(T& a, T& b) {
+  T tmp = static_cast<T&&>(a);
+  a = static_cast<T&&>(b);
+  b = static_cast<T&&>(tmp);
+}
+
 template <typename T1, typename T2>
 MUSAPORT_HD void swap(pair<T1, T2>& a, pair<T1, T2>& b) { a.swap(b); }
 
