@@ -160,28 +160,38 @@ def _pytorch_run(pytorch_src: Path | None, out: Path, layout: Path | None, packs
                  options: GenerateOptions, quiet: bool) -> tuple[Options, Report]:
     """``run --pytorch-src``: the last report when nothing changed, else the run.
 
-    The warm check needs only the generation step's inputs (``OperatorInputs``);
+    The warm check needs only the generation step's inputs (``OperatorInputs``)
+    and, of the configuration, the key and the layout, which the last run's
+    snapshot gives while nothing they came from changed (``port.snapshot``);
     the step itself (``OperatorFiles``: the operator model, torchgen, the scan's
-    process pool) and the porting machinery are imported when there is work.
-    Both load the same rules, so the configuration is loaded once; a run with
-    work surveys the tree again under its own lock (about 30 ms on 2.6.0).
+    process pool), the rules and the porting machinery are loaded when there is
+    work. A run with work surveys the tree again under its own lock (about 30 ms
+    on 2.6.0).
     """
     from dataclasses import replace
 
     from musaport.ops.inputs import OperatorInputs
+    from musaport.port import snapshot
     from musaport.port.config import Options, load_config
     from musaport.port.reuse import up_to_date
 
     opts = Options(source=pytorch_src or default_fixture_tree(), out=out, layout=layout or default_layout(),
                    packs=packs, jobs=jobs, generation=OperatorInputs(options))
-    config = load_config(opts)
+    saved = snapshot.load(opts)
+    config = snapshot.light_config(*saved) if saved else load_config(opts)
     report = up_to_date(opts, config)
     if report is not None:
+        if not saved:  # the next warm run need not load the configuration either
+            snapshot.save(opts, config)
         return opts, report
     from musaport.ops.generate import OperatorFiles
 
+    config = load_config(opts) if saved else config
     opts = replace(opts, generation=OperatorFiles(options, jobs))
-    return opts, _run_with_progress(opts, config, quiet)
+    report = _run_with_progress(opts, config, quiet)
+    if report.return_code == 0:
+        snapshot.save(opts, config)
+    return opts, report
 
 
 def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registration_options):
@@ -199,20 +209,26 @@ def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registrati
 
 def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, registration=True):
     """The generate options of ``run``; a malformed exclusion file fails with its file:line."""
-    from musaport.ops.exclusions import from_file, from_option
     from musaport.ops.inputs import GenerateOptions
 
     def names(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
 
     try:
-        stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
+        stubs = _stubs(exclude_stubs, exclude_stubs_file) if exclude_stubs or exclude_stubs_file else []
     except LoadError as exc:
         fail(str(exc))
     if not registration and (ops or exclude_ops or split):
         fail("--ops, --exclude-ops and --split choose what to register; they cannot go with --no-registration")
     return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs),
                            registration=registration)
+
+
+def _stubs(exclude_stubs: tuple[str, ...], exclude_stubs_file: Path | None) -> list:
+    """The stubs --exclude-stubs and --exclude-stubs-file name (the rule model is imported only then)."""
+    from musaport.ops.exclusions import from_file, from_option
+
+    return from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
 
 
 def default_jobs() -> int:

@@ -7,27 +7,32 @@ that silently drops a key is a rule that silently does something else.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from musaport.errors import LoadError
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+@lru_cache(maxsize=1)
+def _line_loader() -> type:
+    """The loader class, made on first use: PyYAML is imported only when a file is parsed (a warm
+    run parses none)."""
+    import yaml
 
-class _LineLoader(_Base):  # type: ignore[misc, valid-type]
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise LoadError(f"{self.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
-            seen.add(key)
-        mapping = super().construct_mapping(node, deep=deep)
-        mapping["__line__"] = node.start_mark.line + 1
-        return mapping
+    class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise LoadError(f"{self.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
+                seen.add(key)
+            mapping = super().construct_mapping(node, deep=deep)
+            mapping["__line__"] = node.start_mark.line + 1
+            return mapping
+
+    return LineLoader
 
 
 def load_yaml(path: Path) -> Any:
@@ -36,7 +41,9 @@ def load_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise LoadError(f"{path}: cannot read: {exc}") from None
-    loader = _LineLoader(text)
+    import yaml
+
+    loader = _line_loader()(text)
     loader.name = str(path)
     try:
         return loader.get_single_data()

@@ -265,7 +265,8 @@ except SystemExit as exc:
 """
 _HEAVY = ["concurrent.futures.process", "multiprocessing", "subprocess", "musaport.port.concurrency",
           "musaport.port.run", "musaport.port.stage", "musaport.ops.model", "musaport.ops.scan",
-          "musaport.ops.records", "musaport.ops.generate", "jinja2", "clang.cindex"]
+          "musaport.ops.records", "musaport.ops.generate", "jinja2", "clang.cindex",
+          "yaml", "musaport.rewrite.packs"]  # the configuration comes from the last run's snapshot
 
 
 def test_a_warm_run_imports_none_of_the_porting_machinery(tmp_path: Path) -> None:
@@ -279,3 +280,30 @@ def test_a_warm_run_imports_none_of_the_porting_machinery(tmp_path: Path) -> Non
     assert "musaport.port.run" in cold.stdout  # the probe sees a run that has work
     warm = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
     assert warm.stdout.split() == ["0"], warm.stdout + warm.stderr
+
+
+TRIANGULAR = "generated_cuda_compatible/aten/src/ATen/native/musa/TriangularOps.mu"
+
+
+def test_a_warm_run_loads_the_configuration_again_when_a_pack_changes(tmp_path: Path) -> None:
+    """The snapshot of the configuration holds only while the files it was made from do."""
+    src, out, pack = tmp_path / "pytorch", tmp_path / "out", tmp_path / "mine.yaml"
+    shutil.copytree(FIXTURE_TREE, src)
+    rule = "pack: mine\nrules:\n  - id: mine\n    why: ours\n    pattern: '\\bexpected a cuda tensor'\n    replace: '{}'\n    contexts: [string]\n"
+    pack.write_text(rule.format("first"))
+    run = lambda: musaport("run", "--pytorch-src", str(src), "--out", str(out), "--rules", str(pack), "-q")  # noqa: E731
+    assert run().returncode == 0 and "first" in (out / TRIANGULAR).read_text()
+    pack.write_text(rule.format("second"))
+    assert run().returncode == 0 and "second" in (out / TRIANGULAR).read_text()
+
+
+def test_a_warm_run_sees_the_tree_change_what_a_rule_applies_to(tmp_path: Path) -> None:
+    """is-cuda needs Device::is_privateuseone (tree_has): a tree that turns out not to have it is
+    ported again without the rule, though no ported source changed."""
+    src, out = tmp_path / "pytorch", tmp_path / "out"
+    shutil.copytree(FIXTURE_TREE, src)
+    assert _port(src, out).returncode == 0
+    assert "self.is_privateuseone()" in (out / TRIANGULAR).read_text()
+    (src / "c10/core/Device.h").write_text("struct Device { bool is_cuda() const noexcept; };\n")
+    assert _port(src, out).returncode == 0
+    assert "self.is_cuda()" in (out / TRIANGULAR).read_text()

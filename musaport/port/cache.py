@@ -123,7 +123,7 @@ def cache_key(*digests: str) -> str:
     re-ports.
     """
     h = hashlib.sha256(__version__.encode())
-    for source in sorted(_PACKAGE.rglob("*.py")):
+    for source in package_files():
         h.update(source.relative_to(_PACKAGE).as_posix().encode() + b"\0" + source.read_bytes())
     for d in digests:
         h.update(b"\0" + d.encode())
@@ -131,6 +131,11 @@ def cache_key(*digests: str) -> str:
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def package_files() -> list[Path]:
+    """The package's modules, which the cache key covers."""
+    return sorted(_PACKAGE.rglob("*.py"))
 
 
 def load(path: Path, key: str) -> Cache:

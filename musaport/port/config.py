@@ -10,15 +10,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from musaport.outdir import OutDir
-from musaport.port import cache
-from musaport.port.file import FileResult, Observer
-from musaport.port.layout import Layout, load_layout
-from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.packs import load_packs
-from musaport.rewrite.rules import Rule, RuleSet, extend, for_tree
+from musaport.port.layout import Layout
+
+if TYPE_CHECKING:  # loaded when there is work: a warm run reads its configuration's snapshot
+    from musaport.port.file import FileResult, Observer
+    from musaport.rewrite.rules import Rule, RuleSet
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,12 @@ class Config:
 
 def load_config(opts: Options) -> Config:
     """Load layout, packs and vocabulary; any problem raises LoadError."""
+    from musaport.port import cache
+    from musaport.port.layout import load_layout
+    from musaport.resources import parse_vocabulary, vocabulary_file
+    from musaport.rewrite.packs import load_packs
+    from musaport.rewrite.rules import extend, for_tree
+
     layout = load_layout(opts.layout)
     rules = for_tree(load_packs(opts.packs, compile=False), opts.source)  # compiled in run() when there is work
     extra = opts.generation.extra_rules() if opts.generation else []

@@ -36,7 +36,8 @@ def load_packs(paths: Iterable[Path], compile: bool = True) -> RuleSet:
             rules.append(rule)
             if not bundled:
                 users.append(rule)
-    ruleset = RuleSet(tuple(rules), digest.hexdigest(), tuple(sources))
+    vocabularies = sorted({r.vocabulary_file for r in rules if r.vocabulary_file})
+    ruleset = RuleSet(tuple(rules), digest.hexdigest(), tuple(sources), tuple(sources) + tuple(vocabularies))
     if users:
         check_examples(ruleset, users)
     return ruleset

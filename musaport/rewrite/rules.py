@@ -57,6 +57,7 @@ class Rule:
     transform: str | None = None
     names: tuple[tuple[str, str], ...] = ()
     vocabulary: frozenset[str] = frozenset()
+    vocabulary_file: str = field(default="", compare=False)  # where ``vocabulary`` was read from
     message: str = ""
     contexts: frozenset[str] = DEFAULT_CONTEXTS
     files: tuple[str, ...] = ()
@@ -108,6 +109,8 @@ class RuleSet:
     rules: tuple[Rule, ...]
     digest: str
     sources: tuple[str, ...]
+    # Every file the rules were read or chosen from: packs, vocabularies, the tree files tree_has read.
+    inputs: tuple[str, ...] = ()
 
     def by_id(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -144,11 +147,14 @@ def for_tree(ruleset: RuleSet, source: Path) -> RuleSet:
     torch) keeps the rule.  The digest names what was left out, so the
     cache key follows the tree.
     """
+    read = tuple(sorted({str(source / r.tree_has[0]) for r in ruleset.rules if r.tree_has}))
     dropped = [rule.id for rule in ruleset.rules if rule.tree_has and not _tree_matches(source, *rule.tree_has)]
+    inputs = ruleset.inputs + read
     if not dropped:
-        return ruleset
+        return replace(ruleset, inputs=inputs)
     digest = hashlib.sha256(f"{ruleset.digest}\0without\0{' '.join(dropped)}".encode()).hexdigest()
-    return replace(ruleset, rules=tuple(r for r in ruleset.rules if r.id not in dropped), digest=digest)
+    return replace(ruleset, rules=tuple(r for r in ruleset.rules if r.id not in dropped), digest=digest,
+                   inputs=inputs)
 
 
 def _tree_matches(source: Path, rel: str, pattern: str) -> bool:
@@ -170,7 +176,7 @@ def extend(ruleset: RuleSet, extra: list[Rule]) -> RuleSet:
     digest = hashlib.sha256(ruleset.digest.encode())
     for rule in extra:
         digest.update(f"\0{rule.id}\0{rule.pattern}\0{rule.replace}\0{rule.why}".encode())
-    return RuleSet(ruleset.rules + tuple(extra), digest.hexdigest(), ruleset.sources)
+    return RuleSet(ruleset.rules + tuple(extra), digest.hexdigest(), ruleset.sources, ruleset.inputs)
 
 
 def load_pack(path: Path, digest: "hashlib._Hash | None" = None, compile: bool = True) -> list[Rule]:
@@ -188,7 +194,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
     f = Fields(entry, f"{path}:{line}", "rule")
     rule_id = f.pop("id", kind=str)
     f.where = f"{path}:{line}: rule '{rule_id}'"
-    names, vocabulary, vocab_transform = _names(f, path, digest)
+    names, vocabulary, vocab_transform, vocab_file = _names(f, path, digest)
     pattern = f.pop("pattern", "", kind=str)
     message = f.pop("flag", "", kind=str)
     kind = "names" if names or vocabulary else "flag" if message else "regex"
@@ -203,6 +209,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
         transform=vocab_transform if kind == "names" else f.pop("transform", None, kind=str),
         names=names,
         vocabulary=vocabulary,
+        vocabulary_file=vocab_file,
         message=message,
         contexts=_contexts(f),
         files=tuple(f.pop("files", [], kind=list)),
@@ -216,18 +223,21 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
     return _compiled(checked) if compile else checked
 
 
-def _names(f: Fields, path: Path, digest: "hashlib._Hash | None") -> tuple[tuple[tuple[str, str], ...], frozenset[str], str | None]:
-    """The identifier map: explicit ``names``, plus a ``vocabulary`` renamed by ``transform``."""
+def _names(f: Fields, path: Path, digest: "hashlib._Hash | None"
+           ) -> tuple[tuple[tuple[str, str], ...], frozenset[str], str | None, str]:
+    """The identifier map: explicit ``names``, plus a ``vocabulary`` renamed by ``transform``
+    (and the vocabulary's file)."""
     explicit = f.pop("names", {}, kind=dict)
     explicit.pop("__line__", None)
     vocab_file = f.pop("vocabulary", None, kind=str)
     if not vocab_file:
-        return tuple(sorted((str(k), str(v)) for k, v in explicit.items())), frozenset(), None
+        return tuple(sorted((str(k), str(v)) for k, v in explicit.items())), frozenset(), None, ""
     transform = f.pop("transform", "systematic", kind=str)
     if transform not in TRANSFORMS:
         raise LoadError(f"{f.where}: unknown transform '{transform}' (known: {', '.join(TRANSFORMS)})")
     vocabulary = _vocabulary(path.parent / vocab_file, f.where, digest)
-    return tuple(sorted((str(k), str(v)) for k, v in explicit.items())), vocabulary, transform
+    return (tuple(sorted((str(k), str(v)) for k, v in explicit.items())), vocabulary, transform,
+            str(path.parent / vocab_file))
 
 
 def _vocabulary(path: Path, where: str, digest: "hashlib._Hash | None") -> frozenset[str]:

@@ -1,0 +1,81 @@
+"""The warm run's configuration: what the last run loaded, reused while its files are as they were.
+
+A run that finds nothing changed needs two things of its configuration: the
+cache key and the layout (for discovery).  Loading the configuration anew
+costs PyYAML, the rule model, 9,000 vocabulary names and every pattern,
+about a quarter of a warm run.  So a successful run saves the key and the
+layout with what they were made from: the request (tree, layout and pack
+paths, generation options) and the size and mtime of every file read
+(packs, vocabularies, the layout, the toolkit vocabulary, the tree files a
+rule's ``tree_has`` reads, the package's own modules, which the key
+covers).  A warm run that finds the same request and every file as it was
+uses them; anything else, or a missing or unreadable snapshot, loads the
+configuration as a first run does.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+from musaport import __version__
+from musaport.outdir import OutDir, write_atomic
+from musaport.port.cache import package_files
+from musaport.port.config import Config, Options
+from musaport.port.layout import Layout
+
+SNAPSHOT_NAME = "config-snapshot.pickle"
+FORMAT = 1
+
+
+def save(opts: Options, config: Config) -> None:
+    """Record ``config``'s key and layout for the next warm run of ``opts`` (atomically)."""
+    data = {"format": FORMAT, "version": __version__, "request": request(opts),
+            "files": _stats(_inputs(opts, config)), "key": config.key, "layout": config.layout}
+    write_atomic(OutDir(opts.out).state_file(SNAPSHOT_NAME), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+
+
+def load(opts: Options) -> tuple[str, Layout] | None:
+    """The key and layout the last run of ``opts`` saved, when nothing they came from changed."""
+    try:
+        data = pickle.loads(OutDir(opts.out).state_file(SNAPSHOT_NAME).read_bytes())
+        if (data["format"], data["version"], data["request"]) != (FORMAT, __version__, request(opts)):
+            return None
+        files = data["files"]
+        if _stats([path for path, _, _ in files]) != files:
+            return None
+        return data["key"], data["layout"]
+    except Exception:  # noqa: BLE001 - a missing, old or damaged snapshot: load the configuration
+        return None
+
+
+def request(opts: Options) -> str:
+    """What was asked: the tree, the layout, the packs and the generation step's options."""
+    options = getattr(opts.generation, "options", None)
+    return repr((str(opts.source), str(opts.layout), [str(p) for p in opts.packs], options))
+
+
+def _inputs(opts: Options, config: Config) -> list[str]:
+    from musaport.resources import vocabulary_file
+
+    rules = config.rules
+    return sorted({str(opts.layout), str(vocabulary_file()), *rules.sources, *rules.inputs,
+                   *(str(p) for p in package_files())})
+
+
+def _stats(paths: list[str]) -> list[tuple[str, int, int]]:
+    """Each path with its size and mtime (-1, -1 for a file that is not there)."""
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            out.append((path, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append((path, -1, -1))
+    return out
+
+
+def light_config(key: str, layout: Layout) -> Config:
+    """A configuration for the warm check only: its key and layout, no rules (``None``: a run given it
+    fails loudly instead of porting with no rules)."""
+    return Config(layout, None, frozenset(), key)  # type: ignore[arg-type]
