@@ -307,3 +307,14 @@ def test_a_warm_run_sees_the_tree_change_what_a_rule_applies_to(tmp_path: Path) 
     (src / "c10/core/Device.h").write_text("struct Device { bool is_cuda() const noexcept; };\n")
     assert _port(src, out).returncode == 0
     assert "self.is_cuda()" in (out / TRIANGULAR).read_text()
+
+
+def test_the_snapshot_gives_back_the_layout_it_was_given() -> None:
+    """A warm run discovers with the snapshot's layout, so it must be the loaded one, field for field."""
+    from dataclasses import asdict
+
+    from musaport.port.snapshot import _layout
+
+    layout = load_layout(default_layout())
+    assert layout.configured and layout.operators.vendor  # the round trip covers every nested kind
+    assert _layout(asdict(layout)) == layout

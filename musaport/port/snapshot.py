@@ -15,36 +15,39 @@ configuration as a first run does.
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
+from dataclasses import asdict
 
 from musaport import __version__
 from musaport.outdir import OutDir, write_atomic
 from musaport.port.cache import package_files
 from musaport.port.config import Config, Options
-from musaport.port.layout import Layout
+from musaport.port.layout import Configured, Folder, Layout, OperatorFolders
 
-SNAPSHOT_NAME = "config-snapshot.pickle"
+SNAPSHOT_NAME = "config-snapshot.json"  # JSON, not pickle: a shared build folder must not run code
 FORMAT = 1
 
 
 def save(opts: Options, config: Config) -> None:
     """Record ``config``'s key and layout for the next warm run of ``opts`` (atomically)."""
+    if config.layout.selected is not None:  # a selection made by code (run --src) is not a file's
+        return
     data = {"format": FORMAT, "version": __version__, "request": request(opts),
-            "files": _stats(_inputs(opts, config)), "key": config.key, "layout": config.layout}
-    write_atomic(OutDir(opts.out).state_file(SNAPSHOT_NAME), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+            "files": _stats(_inputs(opts, config)), "key": config.key, "layout": asdict(config.layout)}
+    write_atomic(OutDir(opts.out).state_file(SNAPSHOT_NAME), json.dumps(data).encode())
 
 
 def load(opts: Options) -> tuple[str, Layout] | None:
     """The key and layout the last run of ``opts`` saved, when nothing they came from changed."""
     try:
-        data = pickle.loads(OutDir(opts.out).state_file(SNAPSHOT_NAME).read_bytes())
+        data = json.loads(OutDir(opts.out).state_file(SNAPSHOT_NAME).read_bytes())
         if (data["format"], data["version"], data["request"]) != (FORMAT, __version__, request(opts)):
             return None
-        files = data["files"]
+        files = [tuple(f) for f in data["files"]]
         if _stats([path for path, _, _ in files]) != files:
             return None
-        return data["key"], data["layout"]
+        return data["key"], _layout(data["layout"])
     except Exception:  # noqa: BLE001 - a missing, old or damaged snapshot: load the configuration
         return None
 
@@ -61,6 +64,19 @@ def _inputs(opts: Options, config: Config) -> list[str]:
     rules = config.rules
     return sorted({str(opts.layout), str(vocabulary_file()), *rules.sources, *rules.inputs,
                    *(str(p) for p in package_files())})
+
+
+def _layout(d: dict) -> Layout:
+    """The layout ``dataclasses.asdict`` made ``d`` of (its tuples came back as lists)."""
+    ops = d["operators"]
+    return Layout(
+        name=d["name"], markers=tuple(d["markers"]), copy_only=tuple(d["copy_only"]), suffixes=tuple(d["suffixes"]),
+        exclude=tuple(d["exclude"]), folders=tuple(Folder(f["path"], f["recursive"], tuple(f["files"]), f["where"])
+                                                    for f in d["folders"]),
+        digest=d["digest"], source=d["source"],
+        operators=OperatorFolders(tuple(ops["generic"]), tuple(tuple(v) for v in ops["vendor"])),
+        configured=tuple(Configured(c["template"], tuple(tuple(v) for v in c["values"]), c["why"], c["where"])
+                         for c in d["configured"]))
 
 
 def _stats(paths: list[str]) -> list[tuple[str, int, int]]:
