@@ -58,17 +58,17 @@ def pytorch_1131() -> Path:
 @pytest.fixture(scope="session")
 def ported_260(pytorch_260: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """PyTorch 2.6.0 ported once for every test that reads the result."""
-    out = tmp_path_factory.mktemp("port260")
-    result = musaport("run", "--pytorch-src", str(pytorch_260), "--out", str(out), "-q")
-    assert result.returncode == 0, result.stderr
-    return out
+    return _ported(pytorch_260, tmp_path_factory.mktemp("port260"))
 
 
 @pytest.fixture(scope="session")
 def ported_1131(pytorch_1131: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """PyTorch 1.13.1 ported once for every test that reads the result."""
-    out = tmp_path_factory.mktemp("port1131")
-    result = musaport("run", "--pytorch-src", str(pytorch_1131), "--out", str(out), "-q")
+    return _ported(pytorch_1131, tmp_path_factory.mktemp("port1131"))
+
+
+def _ported(tree: Path, out: Path) -> Path:
+    result = musaport("run", "--pytorch-src", str(tree), "--out", str(out), "-q")
     assert result.returncode == 0, result.stderr
     return out
 
