@@ -209,26 +209,20 @@ def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registrati
 
 def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, registration=True):
     """The generate options of ``run``; a malformed exclusion file fails with its file:line."""
+    from musaport.ops.exclusions import from_file, from_option
     from musaport.ops.inputs import GenerateOptions
 
     def names(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
 
     try:
-        stubs = _stubs(exclude_stubs, exclude_stubs_file) if exclude_stubs or exclude_stubs_file else []
+        stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
     except LoadError as exc:
         fail(str(exc))
     if not registration and (ops or exclude_ops or split):
         fail("--ops, --exclude-ops and --split choose what to register; they cannot go with --no-registration")
     return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs),
                            registration=registration)
-
-
-def _stubs(exclude_stubs: tuple[str, ...], exclude_stubs_file: Path | None) -> list:
-    """The stubs --exclude-stubs and --exclude-stubs-file name (the rule model is imported only then)."""
-    from musaport.ops.exclusions import from_file, from_option
-
-    return from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
 
 
 def default_jobs() -> int:

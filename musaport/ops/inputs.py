@@ -12,13 +12,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from musaport.ops.exclusions import Exclusion, rule_for
 from musaport.port.layout import Layout, OperatorFolders
-
-if TYPE_CHECKING:  # the rule model is imported when there is work (a warm run has none)
-    from musaport.ops.exclusions import Exclusion
-    from musaport.rewrite.rules import Rule
+from musaport.rewrite.rules import Rule
 
 NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
 TAGS = "aten/src/ATen/native/tags.yaml"
@@ -44,8 +41,6 @@ class OperatorInputs:
 
     def extra_rules(self) -> list[Rule]:
         """One removal rule per excluded stub, applied after the packs."""
-        from musaport.ops.exclusions import rule_for
-
         unique = {e.stub: e for e in self.options.exclude_stubs}
         return [rule_for(e) for _, e in sorted(unique.items())]
 

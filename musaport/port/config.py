@@ -1,8 +1,9 @@
 """What a run depends on: the options, the loaded configuration, the generation hook.
 
 Apart from ``port.run`` (which imports the workers, the stage and the
-rewrite engine) so that a warm run can load its configuration and find
-nothing to do (``port.reuse``) without importing the porting machinery.
+rewrite engine) so that a warm run can load its configuration (or take it
+from ``port.snapshot``) and find nothing to do (``port.reuse``) without
+importing the porting machinery.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from musaport.outdir import OutDir
-from musaport.port.layout import Layout
-
-if TYPE_CHECKING:  # loaded when there is work: a warm run reads its configuration's snapshot
-    from musaport.port.file import FileResult, Observer
-    from musaport.rewrite.rules import Rule, RuleSet
+from musaport.port import cache
+from musaport.port.file import FileResult, Observer
+from musaport.port.layout import Layout, load_layout
+from musaport.resources import parse_vocabulary, vocabulary_file
+from musaport.rewrite.rules import Rule, RuleSet, extend, for_tree
 
 
 @dataclass(frozen=True)
@@ -78,11 +79,7 @@ class Config:
 
 def load_config(opts: Options) -> Config:
     """Load layout, packs and vocabulary; any problem raises LoadError."""
-    from musaport.port import cache
-    from musaport.port.layout import load_layout
-    from musaport.resources import parse_vocabulary, vocabulary_file
-    from musaport.rewrite.packs import load_packs
-    from musaport.rewrite.rules import extend, for_tree
+    from musaport.rewrite.packs import load_packs  # not needed by a warm run, which has the snapshot
 
     layout = load_layout(opts.layout)
     rules = for_tree(load_packs(opts.packs, compile=False), opts.source)  # compiled in run() when there is work

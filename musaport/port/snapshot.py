@@ -2,8 +2,8 @@
 
 A run that finds nothing changed needs two things of its configuration: the
 cache key and the layout (for discovery).  Loading the configuration anew
-costs PyYAML, the rule model, 9,000 vocabulary names and every pattern,
-about a quarter of a warm run.  So a successful run saves the key and the
+costs PyYAML, parsing every pack, 9,000 vocabulary names and every
+pattern: about a third of a warm run (0.17-0.19 s with it, 0.11 s without).  So a successful run saves the key and the
 layout with what they were made from: the request (tree, layout and pack
 paths, generation options) and the size and mtime of every file read
 (packs, vocabularies, the layout, the toolkit vocabulary, the tree files a

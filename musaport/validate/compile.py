@@ -154,7 +154,8 @@ def _selected(rel: str, patterns: tuple[str, ...]) -> bool:
 
 # Headers most ported kernels include, parsed once per pass into a precompiled header that every TU
 # starts from instead of re-reading them. The list is what 15 or more of 2.6.0's ported .mu files
-# include directly, less what would change a verdict or cost more than it saves: UnaryOps.h and
+# include directly (and MUSAGuard.h, block_reduce.muh and Reduce.muh, which 11 to 14 include),
+# less what would change a verdict or cost more than it saves: UnaryOps.h and
 # BinaryOps.h declare stubs that other headers declare again with another type (clamp_stub,
 # add_stub), and ATen.h, Functions.h and NativeFunctions.h declare every operator. Each entry is
 # guarded by __has_include, so a release or an installed torch without one still gets a prelude.
