@@ -520,9 +520,10 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     if given and pytorch_src is None:  # else a typo in --out would silently diff the bundled fixture tree
         out_dir.require_port()
     source = pytorch_src or default_source(out_dir, default_fixture_tree())
+    ruleset, layout = _run_rules(out_dir, rules, packs)
     try:
-        diff = op_diff(op, source, out_dir, _ruleset(rules, packs), context)
-    except (UnknownOperator, LoadError) as exc:
+        diff = op_diff(op, source, out_dir, ruleset, context, layout)
+    except UnknownOperator as exc:
         fail(str(exc))
     if as_json:
         click.echo(json.dumps(to_json(diff), indent=2))
@@ -532,6 +533,26 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
         click.echo(render_plain(diff), nl=False)
     else:
         render_rich(diff, console())
+
+
+def _run_rules(out: OutDir, rules: tuple[Path, ...], packs: tuple[str, ...]):
+    """The rules and layout of the run that made ``out`` (``port.request``); ``--rules``/``--pack``
+    given here replace its packs, with one line saying so. A port no request was recorded for
+    (an older musaport) gets the bundled packs and layout, as before."""
+    from dataclasses import replace
+
+    from musaport.port.request import Request, differs
+    from musaport.rewrite.packs import load_packs
+
+    recorded = Request.load(out) if out.state.is_dir() else None
+    given = _packs(rules, packs) if (rules or packs or recorded is None) else None
+    note = differs(recorded, given)
+    if note:
+        click.echo(f"musaport: note: {note}", err=True)
+    if recorded is None:
+        return load_packs(given), None
+    request = replace(recorded, packs=given) if given is not None else recorded
+    return request.load_rules(), request.load_layout()
 
 
 @main.command("doctor")

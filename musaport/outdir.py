@@ -35,6 +35,9 @@ COMMIT_MARKER = "commit-in-progress"
 # In the state folder: every tree path the tool wrote, so files a user put in
 # the tree are never taken for stale outputs (see port.run._commit).
 OUTPUTS_MANIFEST = "outputs.json"
+# In the state folder: the run's request (tree, layout, packs, generation options; see port.request),
+# which diff, whereis, validate and check read instead of reloading defaults.
+REQUEST_NAME = "request.json"
 
 
 class OutDir:
@@ -121,6 +124,10 @@ class OutDir:
             yield
         finally:
             os.close(fd)
+
+    @property
+    def request_file(self) -> Path:
+        return self.state / REQUEST_NAME
 
     @property
     def commit_marker(self) -> Path:

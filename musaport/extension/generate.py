@@ -20,13 +20,10 @@ from musaport.extension.includes import follow_rules, include_tables
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import header
 from musaport.outdir import CMAKE_FILE, OutDir
-from musaport.port import cache
 from musaport.port.file import FileResult
 from musaport.port.layout import Layout
-from musaport.port.config import Config, Generated, Options
-from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import Rule, extend
-from musaport.rewrite.packs import load_packs
+from musaport.port.config import Config, Generated, Options, load_config
+from musaport.rewrite.rules import Rule
 from musaport.rewrite.transforms import rename_dirs
 
 
@@ -86,19 +83,13 @@ def _without_data(result: FileResult) -> FileResult:
 
 
 def extension_config(opts: Options, discovery: Discovery) -> Config:
-    """Like ``port.run.load_config``, with the discovered layout.
+    """``port.config.load_config`` with the discovered layout.
 
     The layout's digest is the discovery's (selection, renames, include
     roots, each file's includes), so the cache key changes whenever the
     rename map does, and every file is ported again with the new map.
     """
-    layout = discovery.layout()
-    rules = load_packs(opts.packs, compile=False)
-    if opts.generation is not None:
-        rules = extend(rules, opts.generation.extra_rules())
-    raw = vocabulary_file().read_bytes()
-    key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
-    return Config(layout, rules, parse_vocabulary(raw), key)
+    return load_config(opts, discovery.layout())
 
 
 def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int) -> tuple[Options, Config]:

@@ -133,6 +133,7 @@ def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh:
     stage.record_outputs(owned | wanted)  # a kill mid-commit still knows everything it may have written
     write_atomic(out.commit_marker, b"")
     stage.commit()
+    opts.request().save(out)  # what later commands read the run's rules and layout from
     entries = dict(work.reused)
     for result in fresh:
         entries[result.src] = cache.entry(result, opts.source / result.src, out.tree / result.out)

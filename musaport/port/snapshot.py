@@ -52,10 +52,9 @@ def load(opts: Options) -> tuple[str, Layout] | None:
         return None
 
 
-def request(opts: Options) -> str:
-    """What was asked: the tree, the layout, the packs and the generation step's options."""
-    options = getattr(opts.generation, "options", None)
-    return repr((str(opts.source), str(opts.layout), [str(p) for p in opts.packs], options))
+def request(opts: Options) -> dict:
+    """What was asked (``port.request.Request``, the one owner of the run's options)."""
+    return opts.request().to_json()
 
 
 def _inputs(opts: Options, config: Config) -> list[str]:

@@ -40,8 +40,8 @@ from musaport.errors import LoadError
 from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import OutDir, write_atomic
-from musaport.resources import default_packs, shim_include
-from musaport.rewrite.packs import load_packs
+from musaport.port.request import run_layout, run_rules
+from musaport.resources import shim_include
 from musaport.rewrite.rules import RuleSet
 from musaport.templates import render_template
 from musaport.validate import cpu_view
@@ -109,7 +109,7 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
     problems = cpu_view.refresh(out.tree, state / "cpu")
     for p in problems:
         log(f"musaport: warning: {p.file}: launch not converted for the CPU build: {p.error}")
-    model = operator_model(source, out, jobs=jobs)
+    model = operator_model(source, out, layout=run_layout(out), jobs=jobs)
     plan = plan_sources(model, out, catalog, chosen)
     env = BuildEnv(out, source, state, libtorch, jobs)
     env.common_flags  # noqa: B018 - generate the operator headers before compiling in parallel
@@ -177,9 +177,9 @@ class BuildEnv:
 
     @cached_property
     def rules(self) -> RuleSet:
-        """The bundled packs, loaded once: the registration names kernels as they rename them (only the
-        names tables are read, so nothing is compiled)."""
-        return load_packs(default_packs(), compile=False)
+        """The run's packs (``port.request``), loaded once: the registration names kernels as the port
+        renamed them (only the names tables are read, so nothing is compiled)."""
+        return run_rules(self.out, compile=False)
 
     def flags(self, path: Path) -> list[str]:
         return [*self.common_flags, *(MU_FLAGS if path.suffix == ".mu" else [])]
