@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport.diff.files import FileDiff, diff_files
+from musaport.errors import LoadError
 from musaport.ops.emit_registration import registration_source
 from musaport.ops.model import Operator, operator_model
 from musaport.outdir import OutDir
@@ -22,8 +23,8 @@ from musaport.rewrite.rules import RuleSet
 REGISTRABLE = ("stub", "structured", "cuda-function")
 
 
-class UnknownOperator(Exception):
-    """No operator with a CUDA kernel matches the query; carries close names."""
+class UnknownOperator(LoadError):
+    """No operator with a CUDA kernel matches the query; carries close names (bad input: exit 2)."""
 
     def __init__(self, query: str, suggestions: list[str]) -> None:
         hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import OutDir, write_atomic
@@ -375,13 +375,13 @@ def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
                                                   *[f"-I{d}" for d in env.libtorch.include]],
                       env.state / "obj", env.jobs)[0]
     if built.obj is None:
-        raise LoadError(f"{source}: the driver does not compile: {built.error}")
+        raise ToolError(f"{CXX}: {source}: the driver does not compile: {built.error}")
     exe = env.state / "driver"
     done = children.run([CXX, "-pthread", "-o", str(exe), str(built.obj), f"-L{library.parent}",
                          f"-Wl,-rpath,{library.parent}", "-Wl,--no-as-needed", "-lmusaport_backend",
                          *env.link_libs()], cwd=env.state)
     if done.returncode != 0:
-        raise LoadError(f"{exe}: the driver does not link: {(done.stderr.strip().splitlines() or [''])[-1]}")
+        raise ToolError(f"{CXX}: {exe}: the driver does not link: {(done.stderr.strip().splitlines() or [''])[-1]}")
     return exe
 
 

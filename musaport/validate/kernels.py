@@ -145,6 +145,8 @@ def validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> list[Kern
 RUN_JSON = "validate_run.json"
 
 
-def write_run_report(out: OutDir, outcomes: list[KernelOutcome]) -> None:
-    """validate_run.json: one record per kernel."""
-    write_atomic(out.root / RUN_JSON, (json.dumps([asdict(o) for o in outcomes], indent=2) + "\n").encode())
+def write_run_report(out: OutDir, outcomes: list[KernelOutcome]) -> Path:
+    """validate_run.json: one record per kernel; its path."""
+    path = out.root / RUN_JSON
+    write_atomic(path, (json.dumps([asdict(o) for o in outcomes], indent=2) + "\n").encode())
+    return path
