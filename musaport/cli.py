@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from musaport import __version__
-from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError
+from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError, ToolError
 from musaport.outdir import OutDir
 from musaport.resources import default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack
 
@@ -61,7 +61,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 class _Commands(click.Group):
     """The command group: whatever escapes a command is still one line and an exit code.
 
-    Bad input (``LoadError``) exits 2; a failing file system (disk full, no
+    Bad input (``LoadError``) exits 2; a tool that failed (``ToolError``) exits 1; a failing file system (disk full, no
     permission) exits 1; Ctrl-C exits 130. Commands leave the previous output
     intact in each case, so the line says so.
     """
@@ -71,6 +71,8 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except LoadError as exc:
             fail(str(exc))
+        except ToolError as exc:
+            fail(str(exc), EXIT_FAILED)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
@@ -134,17 +136,13 @@ def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclu
     """Port the CUDA parts of a PyTorch tree (or, with --src, of an extension project) into
     OUT/generated_cuda_compatible."""
     jobs = jobs or default_jobs()
-    try:
-        if src is not None:
-            opts, config = _extension_run(pytorch_src, src, out, layout, rules, packs, jobs,
-                                          ops or exclude_ops or split or exclude_stubs or exclude_stubs_file)
-            report = _run_with_progress(opts, config, quiet)
-        else:
-            options = _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file,
-                                        not no_registration)
-            opts, report = _pytorch_run(pytorch_src, out, layout, _packs(rules, packs), jobs, options, quiet)
-    except LoadError as exc:
-        fail(str(exc))
+    if src is not None:
+        opts, config = _extension_run(pytorch_src, src, out, layout, rules, packs, jobs,
+                                      ops or exclude_ops or split or exclude_stubs or exclude_stubs_file)
+        report = _run_with_progress(opts, config, quiet)
+    else:
+        options = _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, not no_registration)
+        opts, report = _pytorch_run(pytorch_src, out, layout, _packs(rules, packs), jobs, options, quiet)
     if not quiet:
         _summary(report, opts)
     for f in report.failed:
@@ -175,6 +173,8 @@ def _pytorch_run(pytorch_src: Path | None, out: Path, layout: Path | None, packs
     from musaport.port.config import Options, load_config
     from musaport.port.reuse import up_to_date
 
+    if pytorch_src is None:
+        _refuse_other_tree(OutDir(out), default_fixture_tree())
     opts = Options(source=pytorch_src or default_fixture_tree(), out=out, layout=layout or default_layout(),
                    packs=packs, jobs=jobs, generation=OperatorInputs(options))
     saved = snapshot.load(opts)
@@ -192,6 +192,18 @@ def _pytorch_run(pytorch_src: Path | None, out: Path, layout: Path | None, packs
     if report.return_code == 0:
         snapshot.save(opts, config)
     return opts, report
+
+
+def _refuse_other_tree(out: OutDir, bundled: Path) -> None:
+    """``run`` without ``--pytorch-src`` ports the bundled tree: refuse when ``out`` holds a port of another
+    tree, which the run would replace without a word."""
+    from musaport.port.request import Request
+
+    recorded = Request.load(out) if out.state.is_dir() and not out.state.is_symlink() else None
+    source = recorded.source if recorded is not None else out.source()
+    if source is not None and source != bundled:
+        fail(f"{out.root}: holds a port of {source}; give --pytorch-src {source} to update it "
+             "(without --pytorch-src, run ports the bundled fixture tree)")
 
 
 def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registration_options):
@@ -215,10 +227,7 @@ def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file
     def names(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
 
-    try:
-        stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
-    except LoadError as exc:
-        fail(str(exc))
+    stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
     if not registration and (ops or exclude_ops or split):
         fail("--ops, --exclude-ops and --split choose what to register; they cannot go with --no-registration")
     return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs),
@@ -273,10 +282,7 @@ def rules_group() -> None:
 def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False):
     from musaport.rewrite.packs import load_packs
 
-    try:
-        return load_packs(_packs(rules, packs, extension))
-    except LoadError as exc:
-        fail(str(exc))
+    return load_packs(_packs(rules, packs, extension))
 
 
 _extension_option = click.option("--extension", is_flag=True,
@@ -359,20 +365,22 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
         fail(f"--fail-on: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
     opts = CheckOptions(new, baseline, baseline_report, out, layout or default_layout(), _packs(rules, packs),
                         jobs or default_jobs(), tuple(dict.fromkeys(formats)), selected, validate)
-    try:
-        doc, code = check(opts)
-    except LoadError as exc:
-        fail(str(exc))
+    doc, code = check(opts)
     click.echo(render_text(doc), nl=False)
     sys.exit(code)
 
 
+def _mode_flags(fn):
+    """One flag per validate mode (``validate.modes.MODES``), in their order."""
+    from musaport.validate.modes import MODES
+
+    for mode in reversed(MODES):
+        fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
+    return fn
+
+
 @main.command("validate")
-@click.option("--compile", "compile_mode", is_flag=True, help="Syntax-check ported translation units with clang.")
-@click.option("--run", "run_mode", is_flag=True, help="Port, build and run the fixture kernels on the CPU.")
-@click.option("--backend", "backend_mode", is_flag=True,
-              help="Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
-                   "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
+@_mode_flags
 @click.option("--ops", "ops", multiple=True, metavar="OP[,OP...]",
               help="--backend: the operators to run (default: every sample in rules/backend/ops.yaml).")
 @click.option("--libtorch", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
@@ -388,83 +396,18 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
                    "'run --pytorch-src' or an installed torch's include folder.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
-def validate_cmd(compile_mode, run_mode, backend_mode, ops, libtorch, out, host_only, no_pch, torch, jobs,
-                 patterns) -> None:
+def validate_cmd(out, jobs, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch."""
-    if compile_mode + run_mode + backend_mode != 1:
-        fail("give exactly one of --compile, --run or --backend")
-    if torch is not None and not compile_mode:
-        fail("--torch goes with --compile (an extension's port compiled against a PyTorch)")
-    if (ops or libtorch) and not backend_mode:
-        fail("--ops and --libtorch go with --backend")
-    if backend_mode and patterns:
-        fail("--backend takes no file patterns (select operators with --ops)")
-    mode = "validate --compile" if compile_mode else "validate --run" if run_mode else "validate --backend"
-    _require(mode)
-    try:
-        if compile_mode:
-            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only, not no_pch,
-                                     torch)
-        elif backend_mode:
-            names = tuple(n.strip() for item in ops for n in item.split(",") if n.strip())
-            code = _validate_backend(OutDir(out), names, libtorch, jobs or default_jobs())
-        else:
-            code = _validate_run(OutDir(out), patterns, jobs or default_jobs())
-    except LoadError as exc:
-        fail(str(exc))
-    sys.exit(code)
+    from musaport.validate.modes import Invocation, choose
 
-
-def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool, pch: bool = True,
-                      torch: Path | None = None) -> int:
-    from musaport.validate.compile import VALIDATE_MD, build_list_outcomes, render_reports, validate_compile
-
-    out_dir = OutDir(out)
-    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"), pch,
-                                torch)
-    for o in outcomes:
-        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
-    render_reports(out_dir, outcomes)
-    passed = sum(o.ok for o in outcomes)
-    built = build_list_outcomes(out_dir, outcomes)
-    click.echo(f"{passed} of {len(outcomes)} passed; in the default build list {sum(o.ok for o in built)} of "
-               f"{len(built)}; report: {out / VALIDATE_MD}")
-    return 0 if passed == len(outcomes) else 1
-
-
-def _validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> int:
-    """Build and run the fixture kernels: one line per kernel, validate_run.json, the exit code."""
-    from musaport.validate.kernels import validate_run, write_run_report
-
-    outcomes = validate_run(out, patterns, jobs)
-    for o in outcomes:
-        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.name} ({o.stage}) {o.detail}")
-    write_run_report(out, outcomes)
-    passed = sum(o.ok for o in outcomes)
-    click.echo(f"{passed} of {len(outcomes)} kernels passed")
-    return 0 if outcomes and passed == len(outcomes) else 1
-
-
-def _validate_backend(out: OutDir, names: tuple[str, ...], libtorch: Path | None, jobs: int) -> int:
-    """Build the backend, run the samples: a table, validate_backend_report.json, the exit code."""
-    from musaport.validate import libtorch as lt
-    from musaport.validate.backend import validate_backend, write_report
-    from musaport.validate.render import backend_table
-    from musaport.validate.samples import load_catalog
-
-    out.require_port()
-    catalog = load_catalog()
-    chosen = catalog.select(names)
-    version = lt.release(Path(out.porting_report()["source"]))
-    torch = lt.given(libtorch, version) if libtorch else lt.fetch(version, log=lambda m: click.echo(m, err=True))
-    results, figures = validate_backend(out, catalog, chosen, torch, jobs, log=lambda m: click.echo(m, err=True))
-    report = write_report(out, version, results, figures)
-    backend_table(results, console())
-    passed = sum(r.status == "pass" for r in results)
-    click.echo(f"{passed} of {len(results)} operators pass on PrivateUse1 with libtorch {version} "
-               f"(build {figures['seconds']} s); report: {report}")
-    return 0 if passed == len(results) else 1
+    flags = {name[len("mode_"):]: options.pop(name) for name in list(options) if name.startswith("mode_")}
+    mode = choose(flags, options, patterns)
+    _require(mode.command)
+    result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
+                                 log=lambda m: click.echo(m, err=True), console=console()))
+    click.echo(result.summary)
+    sys.exit(result.exit_code)
 
 
 @main.command("whereis")
@@ -480,17 +423,15 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     """Which ported file defines SYMBOL (mangled or not), and which .mu to add (exit 0 found, 1 not defined)."""
     import json
 
-    from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
+    from musaport.cpp.symbols import demangle, parse_symbol
     from musaport.whereis.render import render_text, to_json
     from musaport.whereis.search import whereis
 
     out_dir = OutDir(out)
     if not out_dir.tree.is_dir():
         fail(f"{out_dir.tree}: no ported tree here; run 'musaport run --out {out}' first or pass --out")
-    try:
-        parsed = parse_symbol(symbol, demangle(symbol))
-    except SymbolError as exc:
-        fail(str(exc))
+    out_dir.require_whole()  # a tree a killed run left half moved into place answers nothing
+    parsed = parse_symbol(symbol, demangle(symbol))
     answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
@@ -512,7 +453,7 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     """The CUDA → MUSA diff of OP's files, each changed line with its rule ids, then its registration."""
     import json
 
-    from musaport.diff.operator import UnknownOperator, default_source, op_diff
+    from musaport.diff.operator import default_source, op_diff
     from musaport.diff.render import render_plain, render_rich, render_stat, to_json
 
     out_dir = OutDir(out)
@@ -521,10 +462,7 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
         out_dir.require_port()
     source = pytorch_src or default_source(out_dir, default_fixture_tree())
     ruleset, layout = _run_rules(out_dir, rules, packs)
-    try:
-        diff = op_diff(op, source, out_dir, ruleset, context, layout)
-    except UnknownOperator as exc:
-        fail(str(exc))
+    diff = op_diff(op, source, out_dir, ruleset, context, layout)
     if as_json:
         click.echo(json.dumps(to_json(diff), indent=2))
     elif stat:

@@ -14,6 +14,7 @@ Writes go through :func:`write_atomic`, so a reader never sees half a file.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 from contextlib import contextmanager
@@ -38,6 +39,9 @@ OUTPUTS_MANIFEST = "outputs.json"
 # In the state folder: the run's request (tree, layout, packs, generation options; see port.request),
 # which diff, whereis, validate and check read instead of reloading defaults.
 REQUEST_NAME = "request.json"
+# In the state folder: the sha256 of each report musaport wrote at the top of --out, so a
+# report someone else put there is refused instead of overwritten.
+REPORTS_RECORD = "reports.json"
 
 
 class OutDir:
@@ -95,9 +99,11 @@ class OutDir:
         return {src: entry["out"] for src, entry in files.items() if isinstance(entry, dict) and "out" in entry}
 
     def prepare(self) -> None:
-        """Create ``--out`` and its state folder, or refuse it in one line (a file, unwritable)."""
+        """Create ``--out`` and its state folder, or refuse it in one line (a file, unwritable, a state
+        folder that is a symbolic link: caches, lock and staging would land outside ``--out``)."""
         if self.root.exists() and not self.root.is_dir():
             raise LoadError(f"{self.root}: --out exists and is not a folder")
+        self.refuse_linked_state()
         try:
             self.state.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -133,14 +139,69 @@ class OutDir:
     def commit_marker(self) -> Path:
         return self.state / COMMIT_MARKER
 
+    def refuse_linked_state(self) -> None:
+        """Refuse a state folder that is a symbolic link (it would be followed out of ``--out``)."""
+        if self.state.is_symlink():
+            raise LoadError(f"{self.state}: is a symbolic link; musaport keeps its state inside --out "
+                            "and does not follow it (remove the link)")
+
     def require_port(self) -> None:
         """Refuse an ``--out`` that holds no port, or one a killed run left half moved into place."""
         if not self.tree.is_dir() or not self.report_json.is_file():
             raise LoadError(f"{self.root}: no ported tree here; run 'musaport run --out {self.root}' first")
+        self.require_whole()
+
+    def require_whole(self) -> None:
+        """Refuse a tree a killed run left half moved into place, or state behind a symbolic link."""
+        self.refuse_linked_state()
         if self.commit_marker.exists():
             raise LoadError(f"{self.root}: a run was stopped while moving its outputs into place "
                             f"({self.commit_marker} exists), so the tree mixes two ports; "
-                            f"run 'musaport run --out {self.root}' again first")
+                            f"run '{self._rerun()}' again first")
+
+    def _rerun(self) -> str:
+        """The command that ports this ``--out`` again (naming its tree, when the report says which)."""
+        source = self.source()
+        if source is None:
+            return f"musaport run --out {self.root}"
+        try:
+            discovered = json.loads(self.request_file.read_bytes()).get("discovered")
+        except (OSError, ValueError, AttributeError):
+            discovered = False
+        return f"musaport run --{'src' if discovered else 'pytorch-src'} {source} --out {self.root}"
+
+
+    def record_reports(self) -> None:
+        """Remember the reports just written (their sha256), so the next run knows them for its own."""
+        record = {p.name: _sha256(p) for p in self.reports() if p.is_file()}
+        write_atomic(self.state / REPORTS_RECORD, json.dumps(record, sort_keys=True).encode())
+
+    def foreign_report(self) -> Path | None:
+        """A report at the top of ``--out`` that musaport did not write (a run would overwrite it).
+
+        A report is musaport's when its hash is the recorded one; an ``--out``
+        from before the record (no record, but the outputs manifest of a
+        commit) counts its reports as musaport's.
+        """
+        try:
+            record = json.loads((self.state / REPORTS_RECORD).read_bytes())
+        except (OSError, ValueError):
+            record = None
+        for path in self.reports():
+            if not path.exists() and not path.is_symlink():
+                continue
+            if path.is_symlink() or not path.is_file():
+                return path
+            if isinstance(record, dict):
+                if record.get(path.name) != _sha256(path):
+                    return path
+            elif not (self.state / OUTPUTS_MANIFEST).is_file():
+                return path
+        return None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def write_atomic(path: Path, data: bytes) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from musaport.errors import LoadError
 from musaport.outdir import OutDir, write_atomic
 from musaport.port import cache
 from musaport.port.concurrency import Context, port_all
@@ -43,6 +44,10 @@ def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | 
 def _run(opts: Options, config: Config, out: OutDir, progress: Callable[[FileResult], None] | None,
          on_plan: Callable[[int], None] | None) -> Report:
     """The run itself, with ``--out`` held."""
+    foreign = out.foreign_report()
+    if foreign is not None:
+        raise LoadError(f"{foreign}: not written by musaport (or changed since); the run would overwrite it: "
+                        "move it away or choose another --out")
     timer = Timer()
     found = survey(opts, config, out)
     work, skipped = found.work, found.skipped
@@ -191,5 +196,6 @@ def _write_reports(out: OutDir, report: Report) -> None:
     """Write the reports; after a commit they are its last step, so the marker goes then."""
     write_atomic(out.report_json, report.render_json().encode())
     write_atomic(out.report_md, report.render_markdown().encode())
+    out.record_reports()
     if not report.failed:
         out.commit_marker.unlink(missing_ok=True)
