@@ -30,6 +30,23 @@ REPORT_MD = "porting_report.md"
 FUNCTIONS_YAML = "musa_functions.yaml"
 CMAKE_FILE = "musaport_sources.cmake"
 REGISTRATION = "aten/src/ATen/RegisterMUSA.cpp"
+# The reports of validate, beside porting_report.* at the top of --out.
+VALIDATE_JSON = "validate_report.json"
+VALIDATE_MD = "validate_report.md"
+VALIDATE_RUN_JSON = "validate_run.json"
+VALIDATE_BACKEND_JSON = "validate_backend_report.json"
+TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON)
+# The state folder's files: the port's cache (an index of stats and hashes, and the outcomes in a
+# file of their own), the warm run's configuration snapshot, the operator scan's cache.
+CACHE_INDEX = "cache.json"
+CACHE_RESULTS = "cache-results.json"
+CONFIG_SNAPSHOT = "config-snapshot.json"
+OPERATOR_SCAN = "operator-scan.json"
+LOCK = "lock"
+STAGING_PREFIX = "staging-"  # + the pid of the run that stages
+# Work folders in the state folder, one per validate mode (and their caches).
+WORK_DIRS = ("validate", "validate-run", "backend")
+VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
 COMMIT_MARKER = "commit-in-progress"
@@ -42,6 +59,8 @@ REQUEST_NAME = "request.json"
 # In the state folder: the sha256 of each report musaport wrote at the top of --out, so a
 # report someone else put there is refused instead of overwritten.
 REPORTS_RECORD = "reports.json"
+STATE_FILES = frozenset({CACHE_INDEX, CACHE_RESULTS, CONFIG_SNAPSHOT, OPERATOR_SCAN, OUTPUTS_MANIFEST, REQUEST_NAME,
+                         REPORTS_RECORD, COMMIT_MARKER, LOCK})
 
 
 class OutDir:
@@ -72,12 +91,27 @@ class OutDir:
         return self.report_json, self.report_md
 
     def state_file(self, name: str) -> Path:
-        """A file of the tool's state (``cache.json``, ``operator-scan.json``, ...)."""
+        """A file of the tool's state (``cache.json``, ``operator-scan.json``, ...): only names this
+        module declares, so every name under ``--out`` has its one owner here."""
+        if name not in STATE_FILES:
+            raise ValueError(f"{name}: not a state file OutDir knows (declare it in musaport/outdir.py)")
         return self.state / name
 
     def work(self, name: str) -> Path:
-        """A work folder under the state folder (``validate``, ``validate-run``)."""
+        """A work folder under the state folder (``validate``, ``validate-run``, ``backend``)."""
+        if name not in WORK_DIRS:
+            raise ValueError(f"{name}: not a work folder OutDir knows (declare it in musaport/outdir.py)")
         return self.state / name
+
+    def top(self, name: str) -> Path:
+        """A report at the top of ``--out`` (``validate_report.md``, ...)."""
+        if name not in TOP_FILES:
+            raise ValueError(f"{name}: not a report OutDir knows (declare it in musaport/outdir.py)")
+        return self.root / name
+
+    def staging(self, pid: int) -> Path:
+        """The staging folder of the run with process id ``pid``."""
+        return self.state / f"{STAGING_PREFIX}{pid}"
 
     def porting_report(self) -> dict[str, Any]:
         """The last run's ``porting_report.json`` (empty when there is none or it is unreadable)."""
@@ -119,7 +153,7 @@ class OutDir:
         released when its holder dies, however it dies.
         """
         self.prepare()
-        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.state / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

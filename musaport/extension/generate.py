@@ -10,13 +10,13 @@ registration is generated.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from musaport.extension.buildfiles import Paths, port_build_file
 from musaport.extension.discover import Discovery, discover
 from musaport.extension.includes import follow_rules, include_tables
+from musaport.jsoncache import stamps_digest
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import header
 from musaport.outdir import CMAKE_FILE, OutDir
@@ -40,15 +40,8 @@ class ExtensionFiles:
                             f"{d.root}: computed from the discovered files")
 
     def describe(self, source: Path, layout: Layout) -> str:
-        """The build files' size and mtime: a changed setup.py is ported again."""
-        h = hashlib.sha256()
-        for rel in self.discovery.build_files:
-            try:
-                st = (source / rel).stat()
-            except OSError:
-                continue
-            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-        return f"extension\0{h.hexdigest()}"
+        """The build files' stamps (``jsoncache.stamp``): a changed setup.py is ported again."""
+        return f"extension\0{stamps_digest((rel, source / rel) for rel in self.discovery.build_files)}"
 
     def observer(self) -> None:
         """The generated files need nothing from the sources' parse."""

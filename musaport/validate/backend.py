@@ -39,7 +39,7 @@ from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
 from musaport.errors import LoadError, ToolError
 from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
-from musaport.outdir import OutDir, write_atomic
+from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
 from musaport.resources import shim_include
 from musaport.rewrite.rules import RuleSet
@@ -58,7 +58,6 @@ BASE_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-pthread", "-w", "-DAT_PER_OPERATOR
 # A .mu is MUSA source: the MUSA compiler includes its runtime header implicitly, as the shim's does.
 MU_FLAGS = ["-include", "musa_runtime.h", "-x", "c++"]
 LIBRARY = "libmusaport_backend.so"
-REPORT_JSON = "validate_backend_report.json"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
 ADAPTERS = ("copy_from", "hooks")
@@ -419,6 +418,6 @@ def write_report(out: OutDir, version: str, results: list[OpResult], figures: di
            "ops": {r.op: {"status": r.status, "reason": r.reason,
                           "dtypes": {d.dtype: {k: v for k, v in asdict(d).items() if k != "dtype"} for d in r.dtypes}}
                    for r in results}}
-    path = out.root / REPORT_JSON
+    path = out.top(VALIDATE_BACKEND_JSON)
     write_atomic(path, (json.dumps(doc, indent=2) + "\n").encode())
     return path

@@ -24,7 +24,7 @@ from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
-from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
+from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
 from musaport.resources import shim_include
 from musaport.templates import render_template
@@ -53,8 +53,6 @@ class Outcome:
     error: str = ""
 
 
-VALIDATE_JSON = "validate_report.json"
-VALIDATE_MD = "validate_report.md"
 
 
 def build_list_outcomes(out: OutDir, outcomes: list[Outcome]) -> list[Outcome]:
@@ -73,8 +71,8 @@ def render_reports(out: OutDir, outcomes: list[Outcome]) -> None:
     doc = {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes),
            "build_list": {"passed": sum(o.ok for o in built), "total": len(built)},
            "files": [asdict(o) | {"in_build_list": o in built} for o in outcomes]}
-    write_atomic(out.root / VALIDATE_JSON, (json.dumps(doc, indent=2) + "\n").encode())
-    write_atomic(out.root / VALIDATE_MD, render_template("validate_report.md.j2", doc=doc).encode())
+    write_atomic(out.top(VALIDATE_JSON), (json.dumps(doc, indent=2) + "\n").encode())
+    write_atomic(out.top(VALIDATE_MD), render_template("validate_report.md.j2", doc=doc).encode())
 
 
 def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)) -> dict[str, bool]:
@@ -104,13 +102,13 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     env = _environment_digest(out, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
         env = hashlib.sha256((env + _environment_digest(OutDir(torch), [], ())).encode()).hexdigest()
-    cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
+    cache = (jsoncache.load(state / VALIDATE_RESULTS, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         pchs = prelude_pchs(pool, out, includes, passes, env) if pch and todo else {}
         for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes, pchs), todo)):
             cache[_key(f)] = asdict(outcome)
-    jsoncache.dump(state / "results.json", {"env": env, "results": cache})
+    jsoncache.dump(state / VALIDATE_RESULTS, {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
 
 

@@ -94,7 +94,8 @@ class CompileMode(Mode):
     default_patterns = ("*.mu",)
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate.compile import VALIDATE_MD, build_list_outcomes, render_reports, validate_compile
+        from musaport.outdir import VALIDATE_MD
+        from musaport.validate.compile import build_list_outcomes, render_reports, validate_compile
 
         o = request.options
         out = request.out
@@ -106,7 +107,7 @@ class CompileMode(Mode):
         render_reports(out, outcomes)
         passed = sum(c.ok for c in outcomes)
         built = build_list_outcomes(out, outcomes)
-        report = out.root / VALIDATE_MD
+        report = out.top(VALIDATE_MD)
         return Result(passed, len(outcomes), f"{passed} of {len(outcomes)} passed; in the default build list "
                       f"{sum(c.ok for c in built)} of {len(built)}; report: {report}", report)
 
