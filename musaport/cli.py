@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -156,42 +157,28 @@ def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclu
 
 def _pytorch_run(pytorch_src: Path | None, out: Path, layout: Path | None, packs: tuple[Path, ...], jobs: int,
                  options: GenerateOptions, quiet: bool) -> tuple[Options, Report]:
-    """``run --pytorch-src``: the last report when nothing changed, else the run.
+    """``run --pytorch-src``: ``port.reuse.port`` with the generation step's two halves.
 
-    The warm check needs only the generation step's inputs (``OperatorInputs``)
-    and, of the configuration, the key and the layout, which the last run's
-    snapshot gives while nothing they came from changed (``port.snapshot``);
-    the step itself (``OperatorFiles``: the operator model, torchgen, the scan's
-    process pool), the rules and the porting machinery are loaded when there is
-    work. A run with work surveys the tree again under its own lock (about 30 ms
-    on 2.6.0).
+    The warm check needs only the step's inputs (``OperatorInputs``); the step
+    itself (``OperatorFiles``: the operator model, torchgen, the scan's process
+    pool) is made only when there is work.
     """
-    from dataclasses import replace
-
     from musaport.ops.inputs import OperatorInputs
-    from musaport.port import snapshot
-    from musaport.port.config import Options, load_config
-    from musaport.port.reuse import up_to_date
+    from musaport.port.config import Options
+    from musaport.port.reuse import port
 
     if pytorch_src is None:
         _refuse_other_tree(OutDir(out), default_fixture_tree())
     opts = Options(source=pytorch_src or default_fixture_tree(), out=out, layout=layout or default_layout(),
                    packs=packs, jobs=jobs, generation=OperatorInputs(options))
-    saved = snapshot.load(opts)
-    config = snapshot.light_config(*saved) if saved else load_config(opts)
-    report = up_to_date(opts, config)
-    if report is not None:
-        if not saved:  # the next warm run need not load the configuration either
-            snapshot.save(opts, config)
-        return opts, report
-    from musaport.ops.generate import OperatorFiles
 
-    config = load_config(opts) if saved else config
-    opts = replace(opts, generation=OperatorFiles(options, jobs))
-    report = _run_with_progress(opts, config, quiet)
-    if report.return_code == 0:
-        snapshot.save(opts, config)
-    return opts, report
+    def working_step():
+        from musaport.ops.generate import OperatorFiles
+
+        return OperatorFiles(options, jobs)
+
+    with _progress(quiet) as (progress, on_plan):
+        return port(opts, working_step, progress, on_plan)
 
 
 def _refuse_other_tree(out: OutDir, bundled: Path) -> None:
@@ -242,18 +229,26 @@ def default_jobs() -> int:
 def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
     from musaport.port.run import run
 
+    with _progress(quiet) as (progress, on_plan):
+        return run(opts, config, progress, on_plan)
+
+
+@contextmanager
+def _progress(quiet: bool):
+    """The callbacks of a progress bar on a terminal (None, None otherwise)."""
     if quiet:  # rich is not even imported: a warm run is mostly start-up
-        return run(opts, config)
+        yield None, None
+        return
     err = console(stderr=True)
     if not err.is_terminal:
-        return run(opts, config)
+        yield None, None
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("porting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("port", total=None)
-        return run(opts, config, progress=lambda _r: bar.advance(task),
-                   on_plan=lambda n: bar.update(task, total=n))
+        yield (lambda _r: bar.advance(task)), (lambda n: bar.update(task, total=n))
 
 
 def _summary(report: Report, opts: Options) -> None:
