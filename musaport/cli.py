@@ -280,6 +280,9 @@ def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = 
     return load_packs(_packs(rules, packs, extension))
 
 
+# The modules that make rules by code (each declares its ids in CODE_RULES; see rewrite.registry).
+RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids")
+
 _extension_option = click.option("--extension", is_flag=True,
                                   help="The rules of 'run --src' (adds the extension packs, rules/extension).")
 
@@ -302,16 +305,16 @@ def rules_list(rules, packs, extension) -> None:
 @_extension_option
 def rules_explain(rule_id, rules, packs, extension) -> None:
     """What one rule does, why, where it is declared, and its examples."""
-    from musaport.rewrite.explain import explain_rule
+    from musaport.rewrite.explain import explain_id
 
     ruleset = _ruleset(rules, packs, extension)
-    rule = ruleset.by_id(rule_id)
-    if rule is None:
+    text = explain_id(rule_id, ruleset, RULE_MAKERS)
+    if text is None:
         from difflib import get_close_matches
 
         close = get_close_matches(rule_id, [r.id for r in ruleset.rules], n=3)
         fail(f"no rule '{rule_id}'" + (f"; did you mean: {', '.join(close)}?" if close else ""))
-    console().print(explain_rule(rule), markup=False, highlight=False)
+    console().print(text, markup=False, highlight=False)
 
 
 @main.command("parse")
