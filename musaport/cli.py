@@ -429,10 +429,21 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     if not out_dir.tree.is_dir():
         fail(f"{out_dir.tree}: no ported tree here; run 'musaport run --out {out}' first or pass --out")
     out_dir.require_whole()  # a tree a killed run left half moved into place answers nothing
+    _note_other_tree(out_dir, pytorch_src)
     parsed = parse_symbol(symbol, demangle(symbol))
     answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
+
+
+def _note_other_tree(out: OutDir, pytorch_src: Path | None) -> None:
+    """One line when ``--pytorch-src`` names another tree than the one the port in ``out`` was made from."""
+    from musaport.port.request import Request
+
+    recorded = Request.load(out) if pytorch_src is not None else None
+    if recorded is not None and recorded.source != pytorch_src:
+        click.echo(f"musaport: note: the port in this --out was made from {recorded.source}; "
+                   f"using {pytorch_src} as given here", err=True)
 
 
 @main.command("diff")
@@ -459,6 +470,8 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     if given and pytorch_src is None:  # else a typo in --out would silently diff the bundled fixture tree
         out_dir.require_port()
     source = pytorch_src or default_source(out_dir, default_fixture_tree())
+    if out_dir.state.is_dir():
+        _note_other_tree(out_dir, pytorch_src)
     ruleset, layout = _run_rules(out_dir, rules, packs)
     diff = op_diff(op, source, out_dir, ruleset, context, layout)
     if as_json:

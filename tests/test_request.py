@@ -85,3 +85,15 @@ def test_validate_backend_registers_with_the_runs_rules(custom_port: tuple[Path,
     assert "extra-assert-name" in {r.id for r in env.rules.rules}
     model = operator_model(pytorch_260, out_dir, layout=run_layout(out_dir))
     assert "at::native::_assert_async_ours(" in registration_source(model, ["_assert_async"], env.rules)
+
+
+def test_whereis_given_another_tree_says_so_in_one_line(custom_port: tuple[Path, Path], pytorch_260: Path) -> None:
+    from conftest import FIXTURE_TREE
+
+    out, _ = custom_port
+    same = musaport("whereis", "at::native::_assert_async_ours", "--out", str(out), "--pytorch-src", str(pytorch_260))
+    assert same.returncode == 0 and same.stderr == "", same.stderr
+    other = musaport("whereis", "at::native::_assert_async_ours", "--out", str(out), "--pytorch-src", str(FIXTURE_TREE))
+    assert other.returncode == 0
+    assert other.stderr.splitlines() == [f"musaport: note: the port in this --out was made from {pytorch_260}; "
+                                         f"using {FIXTURE_TREE} as given here"]

@@ -2,7 +2,8 @@
 
 Resolves the operator with the operator model (schemas, kernel, stubs and
 the files that define and register them), diffs those files with
-``diffview`` and adds the registration code generated for the operators.
+``diff.files`` and adds the registration code generated for the operators,
+both with the rules and layout of the run that made OUT (``port.request``).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
+from musaport.port.request import Request
 from musaport.resources import shim_include
 from musaport.templates import render_template
 from musaport.validate.buildenv import aten_ops_headers, config_headers
@@ -94,7 +95,9 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     if shutil.which(CLANG) is None:
         raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
     out.require_port()
-    tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
+    recorded = Request.load(out)  # the run's own request names its tree; older ports only their report
+    source = recorded.source if recorded is not None else Path(out.porting_report()["source"])
+    tree, state = out.tree, out.work("validate")
     includes = _includes(tree, source, state) if torch is None else _extension_includes(out, source, torch)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
