@@ -41,9 +41,8 @@ from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
-from musaport.resources import shim_include
 from musaport.rewrite.rules import RuleSet
-from musaport.templates import render_template
+from musaport.resources import render_template, shim_include
 from musaport.validate import cpu_view
 from musaport.validate.buildenv import aten_ops_headers
 from musaport.validate.cpu_link import link_flags

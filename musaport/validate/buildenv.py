@@ -18,7 +18,7 @@ from pathlib import Path
 from musaport import children
 from musaport.errors import LoadError, ToolError
 from musaport.outdir import write_atomic
-from musaport.port.configure import render
+from musaport.port.cmake_headers import render
 from musaport.rewrite.transforms import rename_path
 
 CONFIG_TEMPLATES = (

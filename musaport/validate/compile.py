@@ -27,8 +27,7 @@ from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
 from musaport.port.request import Request
-from musaport.resources import shim_include
-from musaport.templates import render_template
+from musaport.resources import render_template, shim_include
 from musaport.validate.buildenv import aten_ops_headers, config_headers
 
 CLANG = "clang++-16"
