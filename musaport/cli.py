@@ -368,30 +368,25 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
     sys.exit(code)
 
 
-def _mode_flags(fn):
-    """One flag per validate mode (``validate.modes.MODES``), in their order."""
+def _mode_options(fn):
+    """One flag per validate mode (``validate.modes.MODES``), in their order, then each mode's options."""
     from musaport.validate.modes import MODES
 
+    types = {"text": None, "path": AbsPath(path_type=Path),
+             "folder": AbsPath(path_type=Path, exists=True, file_okay=False)}
+    for mode in reversed(MODES):
+        for o in reversed(mode.options):
+            extra = {"is_flag": True} if o.kind == "flag" else {"type": types[o.kind], "default": None}
+            fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, **extra)(fn)
     for mode in reversed(MODES):
         fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
     return fn
 
 
 @main.command("validate")
-@_mode_flags
-@click.option("--ops", "ops", multiple=True, metavar="OP[,OP...]",
-              help="--backend: the operators to run (default: every sample in rules/backend/ops.yaml).")
-@click.option("--libtorch", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
-              help="--backend: use this torch package (its folder, with include/ and lib/) instead of fetching "
-                   "the wheel of the tree's release into the user cache.")
+@_mode_options
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'.")
-@click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
-@click.option("--no-pch", is_flag=True,
-              help="Parse every TU from scratch instead of from the precompiled common prelude (slower).")
-@click.option("--torch", type=AbsPath(path_type=Path), default=None,
-              help="OUT is an extension's port (run --src): compile it against this PyTorch, the --out of "
-                   "'run --pytorch-src' or an installed torch's include folder.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
 def validate_cmd(out, jobs, patterns, **options) -> None:

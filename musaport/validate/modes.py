@@ -5,8 +5,9 @@ A mode is a class (as LibCST's ``CodemodCommand``): ``name`` gives its flag
 --compile``), ``owns`` the options only it takes, and :meth:`Mode.run` does
 the work, prints a line per item, writes the mode's own report and returns a
 :class:`Result`, which carries the exit code.  The command line knows modes
-only through :data:`MODES`: adding one (the OpInfo mode is next) is one class
-here and one entry in that tuple.
+only through :data:`MODES`, and makes their flags and :class:`Option` values from
+it: adding one (the OpInfo mode is next) is one class and one entry in that
+tuple.
 """
 
 from __future__ import annotations
@@ -52,11 +53,26 @@ class Invocation:
     console: Any = None  # a rich console, for modes that draw a table
 
 
+@dataclass(frozen=True)
+class Option:
+    """A command-line option of one mode, as data (the CLI makes the click option of it).
+
+    ``kind``: ``flag``, ``text``, ``path`` (made absolute) or ``folder`` (an existing one, made absolute).
+    """
+
+    decls: tuple[str, ...]
+    help: str
+    kind: str = "flag"
+    multiple: bool = False
+    metavar: str | None = None
+
+
 class Mode:
     """One validate mode. Subclasses set the class attributes and implement :meth:`run`."""
 
     name: ClassVar[str]  # the flag, without its dashes
     help: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]] = ()  # its own command-line options
     owns: ClassVar[tuple[str, ...]] = ()  # options only this mode takes (their click names)
     owns_why: ClassVar[str] = ""  # said when one of them comes with another mode
     takes_patterns: ClassVar[bool] = True
@@ -89,6 +105,12 @@ class Mode:
 class CompileMode(Mode):
     name = "compile"
     help = "Syntax-check ported translation units with clang."
+    options = (
+        Option(("--host-only",), "Skip the device-side pass."),
+        Option(("--no-pch",), "Parse every TU from scratch instead of from the precompiled common prelude (slower)."),
+        Option(("--torch",), "OUT is an extension's port (run --src): compile it against this PyTorch, the --out "
+               "of 'run --pytorch-src' or an installed torch's include folder.", kind="path"),
+    )
     owns = ("torch",)
     owns_why = "an extension's port compiled against a PyTorch"
     default_patterns = ("*.mu",)
@@ -131,6 +153,12 @@ class BackendMode(Mode):
     name = "backend"
     help = ("Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
             "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
+    options = (
+        Option(("--ops", "ops"), "--backend: the operators to run (default: every sample in rules/backend/ops.yaml).",
+               kind="text", multiple=True, metavar="OP[,OP...]"),
+        Option(("--libtorch",), "--backend: use this torch package (its folder, with include/ and lib/) instead of "
+               "fetching the wheel of the tree's release into the user cache.", kind="folder"),
+    )
     owns = ("ops", "libtorch")
     takes_patterns = False
     no_patterns_why = "select operators with --ops"
