@@ -119,7 +119,7 @@ def rewrite(
             if trace:
                 steps.append((rule.id, tuple(edits)))
             _apply(state, edits)
-        elif rule.kind == "flag" and any(f.rule == rule.id for f in findings):
+        elif rule.unit.reports and any(f.rule == rule.id for f in findings):
             fired[rule.id] += sum(1 for f in findings if f.rule == rule.id)
     return Rewritten(state.text, tuple(state.spans), dict(sorted(fired.items())), tuple(findings), state.views,
                      tuple(steps))
@@ -128,7 +128,7 @@ def rewrite(
 def _find(rule: Rule, state: _State, findings: list[Finding]) -> list[tuple[int, int, str]]:
     """Matches of one rule as edits (start, end, new text); flags go to findings."""
     view = state.view(rule.contexts)
-    replace = rule.replacement() if rule.kind != "flag" else None
+    replace = rule.replacement()
     edits: list[tuple[int, int, str]] = []
     for m in matches(rule, view, _windows(rule, state)):
         matched = m.group(0)
@@ -163,8 +163,8 @@ def matches(rule: Rule, view: str, windows: list[tuple[int, int]]) -> Iterator[r
         if rule.words is not None:
             yield from _words(rule.words, view, start, end)
             continue
-        if rule.kind == "names" and rule.scan is not None and rule.pattern.endswith("\\w*"):
-            yield from _identifiers(rule.scan, view, start, end)
+        if rule.unit.scans_identifiers(rule):
+            yield from _identifiers(rule.scan, view, start, end)  # type: ignore[arg-type]
             continue
         if rule.scan is None:
             yield from rule.regex.finditer(view, start, end)
