@@ -26,7 +26,7 @@ from musaport.ops.records import load_records, start_records
 from musaport.ops.scan import observed_facts
 from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
 from musaport.port.config import Config, Generated
-from musaport.port.file import FileResult, Observer, port_bytes
+from musaport.port.file import FileResult, FileStatus, Observer, port_bytes
 from musaport.port.layout import Layout
 from musaport.rewrite.rules import Rule
 from musaport.rewrite.transforms import rename_path
@@ -57,7 +57,7 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
     the plain YAML) and the CMake lists, but no registration file: that is a
     problem, named in the summary, and the run exits 1.
     """
-    ok = [r for r in results if r.status != "failed"]
+    ok = [r for r in results if r.status != FileStatus.FAILED]
     what = _yaml_label(source)
     files: dict[str, str] = {}
     problems: tuple[str, ...] = ()
