@@ -165,7 +165,7 @@ class BackendMode(Mode):
 
     def run(self, request: Invocation) -> Result:
         from musaport.validate import libtorch as lt
-        from musaport.validate.backend import validate_backend, write_report
+        from musaport.validate.backend import Status, validate_backend, write_report
         from musaport.validate.render import backend_table
         from musaport.validate.samples import load_catalog
 
@@ -180,7 +180,7 @@ class BackendMode(Mode):
         results, figures = validate_backend(out, catalog, chosen, torch, request.jobs, log=request.log)
         report = write_report(out, version, results, figures)
         backend_table(results, request.console)
-        passed = sum(r.status == "pass" for r in results)
+        passed = sum(r.status == Status.PASS for r in results)
         return Result(passed, len(results), f"{passed} of {len(results)} operators pass on PrivateUse1 with libtorch "
                       f"{version} (build {figures['seconds']} s); report: {report}", report)
 
