@@ -159,11 +159,12 @@ def matches(rule: Rule, view: str, windows: list[tuple[int, int]]) -> Iterator[r
     With a scan regex (the pattern minus leading assertions) candidates are
     found fast and confirmed with the full pattern at the same position.
     """
+    identifiers = rule.unit.scans_identifiers(rule)
     for start, end in windows:
         if rule.words is not None:
             yield from _words(rule.words, view, start, end)
             continue
-        if rule.unit.scans_identifiers(rule):
+        if identifiers:
             yield from _identifiers(rule.scan, view, start, end)  # type: ignore[arg-type]
             continue
         if rule.scan is None:
