@@ -87,7 +87,7 @@ def main() -> None:
 def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False) -> tuple[Path, ...]:
     """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's."""
     for path in rules:
-        if not path.is_file():
+        if not path.exists() or path.is_dir():  # a FIFO or <(...) is a pack too (read by yamlload.read_config)
             fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
     try:
         optional = tuple(optional_pack(p) for p in packs)

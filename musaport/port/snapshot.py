@@ -26,7 +26,7 @@ from musaport.port.config import Config, Options
 from musaport.port.layout import Configured, Folder, Layout, OperatorFolders
 
 SNAPSHOT_NAME = "config-snapshot.json"  # JSON, not pickle: a shared build folder must not run code
-FORMAT = 1
+FORMAT = 2
 
 
 def save(opts: Options, config: Config) -> None:
@@ -71,7 +71,8 @@ def _layout(d: dict) -> Layout:
     ops = d["operators"]
     return Layout(
         name=d["name"], markers=tuple(d["markers"]), copy_only=tuple(d["copy_only"]), suffixes=tuple(d["suffixes"]),
-        exclude=tuple(d["exclude"]), folders=tuple(Folder(f["path"], f["recursive"], tuple(f["files"]), f["where"])
+        exclude=tuple(d["exclude"]), folders=tuple(Folder(f["path"], f["recursive"], tuple(f["files"]), f["where"],
+                                                           f["optional"])
                                                     for f in d["folders"]),
         digest=d["digest"], source=d["source"],
         operators=OperatorFolders(tuple(ops["generic"]), tuple(tuple(v) for v in ops["vendor"])),
