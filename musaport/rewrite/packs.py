@@ -58,7 +58,7 @@ def check_examples(ruleset: RuleSet, rules: Iterable[Rule]) -> None:
     only; the bundled ones are checked by the test suite.
 
     Whole-file insertions of other rules (rules whose pattern matches empty
-    text, like ``torch-musa``'s prelude at ``\A``) are left out: they add the
+    text, like ``torch-musa``'s prelude at ``\\A``) are left out: they add the
     same text to every file, so with them no example of another pack could
     hold, and they say nothing about the rule the example documents.
     """
