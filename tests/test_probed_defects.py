@@ -208,3 +208,74 @@ def test_out_inside_the_source_tree_is_refused(world: tuple[Path, Path]) -> None
     before = (fingerprint(src), fingerprint(out / TREE))
     refused(port(src, src / "aten"), src, out, before, 2, "--out is inside the source tree")
     assert not (src / "aten" / TREE).exists()
+
+
+# 4: a tree without native_functions.yaml is a failed registration, like a failing torchgen.
+
+def test_tree_without_native_functions_fails_the_registration_in_one_line(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (src / "aten/src/ATen/native/native_functions.yaml").unlink()
+    result = port(src, out)
+    line = assert_one_clear_line(result, 1, "RegisterMUSA.cpp", "native_functions.yaml", "--no-registration")
+    assert "not generated" in line
+    assert (out / TREE / MUSA / "AbsKernel.mu").is_file()  # the sources are still ported
+    assert port(src, out, "--no-registration").returncode == 0
+
+
+# 6, 19: whereis takes a name as a user types it, refuses what is not a name, quotes its hint.
+
+def test_whereis_finds_an_unqualified_name(world: tuple[Path, Path]) -> None:
+    _, out = world
+    for name in ("abs_kernel_musa", "at::native::abs_kernel_musa"):
+        result = musaport("whereis", name, "--out", str(out))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "defined      aten/src/ATen/native/musa/AbsKernel.mu:" in result.stdout
+    # a name in another namespace than the one given is still not it
+    assert musaport("whereis", "at::musa::abs_kernel_musa", "--out", str(out)).returncode == 1
+
+
+@pytest.mark.parametrize("symbol", [".*", "-x", "a b(", "std::*"])
+def test_whereis_refuses_what_is_not_a_name(world: tuple[Path, Path], symbol: str) -> None:
+    _, out = world
+    assert_one_clear_line(musaport("whereis", "--out", str(out), "--", symbol), 2, repr(symbol), "not a C++ name")
+
+
+def test_whereis_hint_is_a_shell_command_that_can_be_pasted(world: tuple[Path, Path]) -> None:
+    _, out = world
+    result = musaport("whereis", "c10::operator<<", "--out", str(out))
+    assert result.returncode == 1
+    assert "grep -rl 'operator<<' /usr/local/musa/lib" in result.stdout
+
+
+# 7: diff against an OUT of another release says so instead of blaming the rule packs.
+
+def test_diff_against_a_port_of_another_release_says_so(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text("// the next release's comment\n" + kernel.read_text())
+    result = musaport("diff", "abs", "--pytorch-src", str(src), "--out", str(out), "--no-color")
+    assert result.returncode == 0, result.stderr
+    assert "rule ids unavailable" not in result.stdout
+    assert "ported from another version of this file" in result.stdout
+    assert "+// the next release's comment" not in result.stdout  # the drift is not shown as a port edit
+    stat = musaport("diff", "abs", "--pytorch-src", str(src), "--out", str(out), "--json")
+    files = json.loads(stat.stdout)["files"]
+    assert files[0]["foreign"] and files[0]["attributed"]
+
+
+# 12: a baseline report with wrong-typed entries is one line naming the entry.
+
+@pytest.mark.parametrize(("doc", "needles"), [
+    ({"files": {"a.cu": 7}, "unmapped": [], "rules": {}}, ('files["a.cu"]', "must be an object")),
+    ({"files": {}, "unmapped": [{"name": 3, "sites": []}], "rules": {}}, ("unmapped[0].name", "string")),
+    ({"files": {}, "unmapped": [], "rules": {"r": {"matches": "2"}}}, ('rules["r"].matches', "whole number")),
+    ({"snapshot": {"source": "s", "rules": {"r": [1]}}}, ('snapshot.rules["r"]', "whole number")),
+    ({"snapshot": {"source": "s", "validation": {"x.mu": "yes"}}}, ('snapshot.validation["x.mu"]',)),
+], ids=["file entry", "unmapped name", "rule matches", "snapshot rules", "snapshot validation"])
+def test_baseline_report_with_wrong_types_is_one_line(tmp_path: Path, doc: dict, needles: tuple[str, ...]) -> None:
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps(doc))
+    result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline-report", str(report),
+                      "--out", str(tmp_path / "check"))
+    assert_one_clear_line(result, 2, "r.json", *needles)
+    assert not (tmp_path / "check" / "new").exists(), "the bad report is refused before porting NEW"

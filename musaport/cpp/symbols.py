@@ -18,6 +18,8 @@ _PREFIXES = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "
              "construction vtable for ", "non-virtual thunk to ", "virtual thunk to ")
 _OPERATOR = re.compile(r"(?:^|::)operator\b")
 _OPERATOR_CHARS = frozenset(" <>=!+-*/%^&|~[],")
+# A parameter list as demangled names end: balanced at its ends, then qualifiers.
+_PARAMS = re.compile(r"\(.*\)(?:\s*(?:const|volatile|noexcept|&&|&))*\s*")
 # One part of a name a person types: an identifier, a destructor, an operator, an anonymous namespace.
 _NAME = re.compile(r"~?[A-Za-z_]\w*|operator\W.*|operator\s+\w.*|" + re.escape(ANONYMOUS))
 
@@ -75,8 +77,10 @@ def parse_symbol(given: str, demangled: str) -> Symbol:
     readable = given.strip() == demangled.strip()
     if readable:  # typed by a person, not demangled: each part must be a C++ name
         bad = next((p for p in scope + (name,) if not _NAME.fullmatch(p)), None)
+        if bad is None and params is not None and not _PARAMS.fullmatch(params):
+            bad = params
         if bad is not None:
-            raise SymbolError(f"{given!r} is not a C++ name ({bad!r} is not an identifier); give a function, "
+            raise SymbolError(f"{given!r} is not a C++ name ({bad!r} is not an identifier or a parameter list); give a function, "
                               "variable or class name, qualified or not, or a mangled symbol (_Z...)")
     return Symbol(given, demangled.strip(), scope, name, targs, params, what,
                   anywhere=readable and not scope and not demangled.strip().startswith("::"))
