@@ -67,6 +67,9 @@ class _Commands(click.Group):
     """
 
     def invoke(self, ctx: click.Context):
+        from musaport.interrupts import EXIT_TERMINATED, Terminated, handle_sigterm
+
+        handle_sigterm()
         try:
             return super().invoke(ctx)
         except LoadError as exc:
@@ -74,6 +77,8 @@ class _Commands(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
+        except Terminated:
+            fail("terminated (SIGTERM); the previous output was left as it was", EXIT_TERMINATED)
         except KeyboardInterrupt:
             fail("interrupted; the previous output was left as it was", 130)
 

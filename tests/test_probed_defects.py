@@ -279,3 +279,42 @@ def test_baseline_report_with_wrong_types_is_one_line(tmp_path: Path, doc: dict,
                       "--out", str(tmp_path / "check"))
     assert_one_clear_line(result, 2, "r.json", *needles)
     assert not (tmp_path / "check" / "new").exists(), "the bad report is refused before porting NEW"
+
+
+# 9: a rule that backtracks catastrophically fails its file, naming rule and file, within a bound.
+
+SLOW_PACK = "pack: slow\nrules:\n  - id: backtracks\n    why: w\n    pattern: '(a+)+$'\n    replace: b\n"
+
+
+def test_backtracking_rule_is_bounded_per_file(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "static int x = " + "a" * 40 + "!1;\n")
+    (tmp_path / "slow.yaml").write_text(SLOW_PACK)
+    before = (fingerprint(src), fingerprint(out / TREE))
+    env = dict(os.environ, MUSAPORT_FILE_SECONDS="2")
+    start = time.monotonic()
+    result = port(src, out, "--rules", str(tmp_path / "slow.yaml"), timeout=120, env=env)
+    assert time.monotonic() - start < 60
+    refused(result, src, out, before, 1, f"{CUDA}/AbsKernel.cu", "rule 'backtracks'", "slow.yaml:3",
+            "over 2 s")
+
+
+# 20: SIGTERM is handled as Ctrl-C is: the staging folder goes, one line, exit 143.
+
+def test_sigterm_cleans_up_and_says_so(pytorch_260: Path, tmp_path: Path) -> None:
+    import signal
+
+    out = tmp_path / "out"
+    run = subprocess.Popen(["musaport", "run", "--pytorch-src", str(pytorch_260), "--out", str(out), "-q", "-j", "2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list((out / ".musaport").glob("staging-*")) and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+    assert run.poll() is None, "the run ended before it could be stopped"
+    run.send_signal(signal.SIGTERM)
+    stdout, stderr = run.communicate(timeout=60)
+    result = subprocess.CompletedProcess(run.args, run.returncode, stdout, stderr)
+    assert_one_clear_line(result, 143, "terminated (SIGTERM)", "left as it was")
+    assert not list((out / ".musaport").glob("staging-*")), "the staging folder was left behind"
+    assert not (out / TREE).exists()
