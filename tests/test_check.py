@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -149,10 +150,9 @@ def test_check_usage_errors(tmp_path: Path, args: list[str], message: str) -> No
     assert message in result.stderr
 
 
-def test_real_bump_1131_to_260(pytorch_1131: Path, pytorch_260: Path, tmp_path: Path) -> None:
-    out = tmp_path / "bump"
-    result = musaport("check", "--pytorch-src", str(pytorch_260), "--baseline", str(pytorch_1131), "--out", str(out),
-                      "--format", "json", "--format", "sarif", "--format", "md")
+def test_real_bump_1131_to_260(pytorch_1131: Path, pytorch_260: Path,
+                               bump_check: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, result = bump_check
     assert result.returncode == 1, result.stderr
     md = (out / "musaport-check.md").read_text()  # docs/ci/musaport-check.yml posts it as one comment
     assert len(md) <= 65_536, len(md)
