@@ -114,7 +114,7 @@ def _port_counts(t: Trees) -> str:
 
     report = json.loads((t.out / "porting_report.json").read_text())
     mu = sum(1 for f in report["files"].values() if f["out"].endswith(".mu"))
-    return f"That is PyTorch 2.6.0: {report['counts']['total']} files, {mu} of them `.mu`"
+    return f"That is PyTorch 2.6.0: {report['summary']['total']} files, {mu} of them `.mu`"
 
 
 # name -> (the command as the README shows it, how to rerun it)
