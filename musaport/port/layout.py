@@ -256,7 +256,7 @@ def check_tree(layout: Layout, root: Path) -> None:
 
 
 def check_out(layout: Layout, root: Path, out: Path) -> None:
-    """Refuse an output folder that would land inside the ported sources."""
+    """Refuse an output folder that would land inside the ported sources (or, for a PyTorch tree, anywhere in it)."""
     out_r, root_r = out.resolve(), root.resolve()
     if out_r == root_r or root_r.is_relative_to(out_r):
         raise LoadError(f"{out}: --out must not be the source tree or contain it")
@@ -264,7 +264,9 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
         ported = (root_r / folder.path).resolve()
         if out_r == ported or out_r.is_relative_to(ported):
             raise LoadError(f"{out}: --out is inside the ported source folder {folder.path} ({folder.where})")
-    if out_r.is_relative_to(root_r):
+    # An extension project builds inside itself (``build/``, skipped by its discovery); a PyTorch
+    # tree is never written: an --out anywhere in it (``--out pytorch/aten``) is refused.
+    if layout.selected is None and out_r.is_relative_to(root_r):
         raise LoadError(f"{out}: --out is inside the source tree {root}, which a run never writes; "
                         "give a folder outside it")
 
