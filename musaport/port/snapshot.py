@@ -33,6 +33,8 @@ def save(opts: Options, config: Config) -> None:
     """Record ``config``'s key and layout for the next warm run of ``opts`` (atomically)."""
     if config.layout.selected is not None:  # a selection made by code (run --src) is not a file's
         return
+    if any(os.path.exists(p) and not os.path.isfile(p) for p in (str(opts.layout), *map(str, opts.packs))):
+        return  # a FIFO or <(...): its stat says nothing about what the next run will read from it
     data = {"format": FORMAT, "version": __version__, "request": request(opts),
             "files": _stats(_inputs(opts, config)), "key": config.key, "layout": asdict(config.layout)}
     write_atomic(OutDir(opts.out).state_file(SNAPSHOT_NAME), json.dumps(data).encode())
