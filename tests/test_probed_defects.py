@@ -318,3 +318,11 @@ def test_sigterm_cleans_up_and_says_so(pytorch_260: Path, tmp_path: Path) -> Non
     assert_one_clear_line(result, 143, "terminated (SIGTERM)", "left as it was")
     assert not list((out / ".musaport").glob("staging-*")), "the staging folder was left behind"
     assert not (out / TREE).exists()
+
+
+def test_configured_value_that_is_not_a_cmake_value_is_one_line(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    layout = layout_file(tmp_path, f"  - {{path: {CUDA}}}\n",
+                         "configured:\n  - template: x.h.in\n    why: w\n    values:\n      A: [1, 2]\n")
+    before = (fingerprint(src), fingerprint(out / TREE))
+    refused(port(src, out, "--layout", str(layout)), src, out, before, 2, "layout.yaml:5", "'A'", "CMake value")

@@ -178,6 +178,10 @@ def _configured(entry: object, path: Path) -> Configured:
     f.done()
     if not template.endswith(".in"):
         raise LoadError(f"{path}:{line}: a configured header's template ends in .in ({template})")
+    for key, value in values.items():
+        if key != "__line__" and (isinstance(value, (dict, list)) or value is None):
+            raise LoadError(f"{path}:{line}: value of {key!r} must be a number, a string or true/false "
+                            f"(a CMake value), not {type(value).__name__}")
     pairs = tuple(sorted((str(k), _cmake_value(v)) for k, v in values.items() if k != "__line__"))
     return Configured(template, pairs, why, f"{path}:{line}")
 
