@@ -20,7 +20,7 @@ from typing import Callable
 
 from musaport.children import die_with_parent
 from musaport.cpp.parser import decode, encode
-from musaport.port.configure import render
+from musaport.port.cmake_headers import render
 from musaport.port.file import FileResult, Observer, Task, copy_bytes, failed, port_bytes
 from musaport.rewrite.apply import RuleTimeout
 from musaport.rewrite.rules import RuleSet
