@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from musaport import __version__
-from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError, ToolError
+from musaport.errors import EXIT_FAILED, EXIT_TERMINATED, EXIT_USAGE, LoadError, Terminated, ToolError, handle_sigterm
 from musaport.outdir import OutDir
 from musaport.resources import default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack
 
@@ -68,6 +68,7 @@ class _Commands(click.Group):
     """
 
     def invoke(self, ctx: click.Context):
+        handle_sigterm()
         try:
             return super().invoke(ctx)
         except LoadError as exc:
@@ -77,6 +78,8 @@ class _Commands(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
+        except Terminated:
+            fail("terminated (SIGTERM); the previous output was left as it was", EXIT_TERMINATED)
         except KeyboardInterrupt:
             fail("interrupted; the previous output was left as it was", 130)
 
@@ -90,7 +93,7 @@ def main() -> None:
 def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False) -> tuple[Path, ...]:
     """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's."""
     for path in rules:
-        if not path.is_file():
+        if not path.exists() or path.is_dir():  # a FIFO or <(...) is a pack too (read by yamlload.read_config)
             fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
     try:
         optional = tuple(optional_pack(p) for p in packs)

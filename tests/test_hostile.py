@@ -288,7 +288,7 @@ def test_user_pack_with_right_examples_loads(src: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize("folders", ["  - {path: does/not/exist}\n", "  - {path: aten/src/empty}\n"])
+@pytest.mark.parametrize("folders", ["  - {path: does/not/exist, optional: true}\n", "  - {path: aten/src/empty}\n"])
 def test_layout_selecting_nothing_is_refused(src: Path, tmp_path: Path, folders: str) -> None:
     (src / "aten/src/empty").mkdir()
     layout = write_layout(tmp_path / "layout.yaml", folders)

@@ -64,10 +64,11 @@ def _validation(out: Path, jobs: int) -> dict[str, bool]:
 
 def check(opts: CheckOptions) -> tuple[dict, int]:
     """Run the check; return its JSON document and the exit code."""
-    new = snapshot_of(opts.new, opts.out / "new", opts)
     if opts.baseline_report is not None:
-        old = load_baseline(opts.baseline_report)
+        old = load_baseline(opts.baseline_report)  # first: a bad report fails before the port of NEW
+        new = snapshot_of(opts.new, opts.out / "new", opts)
     else:
+        new = snapshot_of(opts.new, opts.out / "new", opts)
         assert opts.baseline_tree is not None
         old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
     findings = compare(old, new)

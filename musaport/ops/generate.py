@@ -63,6 +63,11 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
     problems: tuple[str, ...] = ()
     ported: list[FileResult] = []
     rules = config.rules if config else None
+    if options.registration and out is not None and not (source / NATIVE_FUNCTIONS).is_file():
+        # As when the tree's torchgen fails: the sources are ported, the run says in one line what it
+        # could not make and exits 1, rather than exit 0 with no registration at all.
+        problems = (f"{REGISTRATION} and {FUNCTIONS_YAML} not generated: the tree has no {NATIVE_FUNCTIONS} "
+                    "(port with --no-registration to port the sources only)",)
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
         known = {r.src: r.observed for r in ok if r.observed is not None}
         model = operator_model(source, out, [r.src for r in ok], config.layout if config else None, jobs, known)

@@ -19,6 +19,15 @@ from musaport.cpp.text import LineIndex
 from musaport.rewrite.rules import Rule
 
 
+class RuleTimeout(Exception):
+    """A rule ran past the caller's time bound (a ``TimeoutError`` raised while it matched); names it."""
+
+    def __init__(self, rule: Rule) -> None:
+        super().__init__(f"rule '{rule.id}' ({rule.where}) was still matching when the time bound ran out: "
+                         "a pattern that backtracks catastrophically (like (a+)+$)?")
+        self.rule = rule
+
+
 @dataclass(frozen=True)
 class Finding:
     """Something a rule reports at a line: a flag, or a lossy rewrite."""
@@ -113,7 +122,10 @@ def rewrite(
     for rule in rules:
         if not rule.applies_to(path) or (rule.needles and not state.has_any(rule.needles)):
             continue
-        edits = _find(rule, state, findings)
+        try:
+            edits = _find(rule, state, findings)
+        except TimeoutError:  # the caller's time bound (port.concurrency): say which rule
+            raise RuleTimeout(rule) from None
         if edits:
             fired[rule.id] += len(edits)
             if trace:

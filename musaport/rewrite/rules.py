@@ -212,7 +212,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
         vocabulary_file=vocab_file,
         message=message,
         contexts=_contexts(f),
-        files=tuple(f.pop("files", [], kind=list)),
+        files=tuple(f.pop("files", [], kind=list, items=str)),
         keep_if=f.pop("keep_if", None, kind=str),
         tree_has=_tree_has(f),
         lossy=f.pop("lossy", False, kind=bool),
@@ -294,7 +294,7 @@ def _tree_has(f: Fields) -> tuple[str, str] | None:
 
 
 def _contexts(f: Fields) -> frozenset[str]:
-    raw = f.pop("contexts", None, kind=list)
+    raw = f.pop("contexts", None, kind=list, items=str)
     if raw is None:
         return DEFAULT_CONTEXTS
     unknown = [c for c in raw if c not in CONTEXTS]
