@@ -63,7 +63,7 @@ def check_examples(ruleset: RuleSet, rules: Iterable[Rule]) -> None:
     hold, and they say nothing about the rule the example documents.
     """
     compiled = ruleset.compile()
-    insertions = {r.id for r in compiled.rules if r.kind != "names" and _matches_empty(r.pattern)}
+    insertions = {r.id for r in compiled.rules if r.unit.declares_pattern and _matches_empty(r.pattern)}
     for rule in rules:
         active = tuple(r for r in compiled.rules if r.id == rule.id or r.id not in insertions)
         for ex in rule.examples:
