@@ -65,6 +65,11 @@ def shim_include() -> Path:
     return _PKG / "shim" / "include"
 
 
+def shim_wrappers() -> Path:
+    """The shim's stand-ins for clang's CUDA wrappers of standard headers (for a clang that lacks them)."""
+    return _PKG / "shim" / "wrappers"
+
+
 def default_fixture_tree() -> Path:
     return data_dir("fixtures") / "pytorch"
 

@@ -1,7 +1,7 @@
 """``musaport validate --compile``: does the ported code compile against the MUSA shim?
 
 Each selected translation unit of a ported tree is checked by clang in CUDA
-mode, twice: host-only (which still checks device code for calls into host
+mode (the ziglang wheel's by default, see ``toolchain``), twice: host-only (which still checks device code for calls into host
 functions) and device-only for ``sm_70`` so that ``#if __MUSA_ARCH__``
 branches are read too.  The include path puts the shim first, then the
 ported tree, then headers a PyTorch build would generate (``buildenv``),
@@ -14,7 +14,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import shutil
 import sysconfig
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -26,11 +25,12 @@ from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
-from musaport.resources import shim_include
+from musaport.resources import shim_include, shim_wrappers
 from musaport.templates import render_template
+from musaport.validate import toolchain
 from musaport.validate.buildenv import aten_ops_headers, config_headers
+from musaport.validate.toolchain import Toolchain
 
-CLANG = "clang++-16"
 PASSES = {
     "host": ["--cuda-host-only"],
     "device": ["--cuda-device-only", "--cuda-gpu-arch=sm_70"],
@@ -93,22 +93,21 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     PyTorch: the OUT of a ``run --pytorch-src``, or an installed torch's
     include folder.
     """
-    if shutil.which(CLANG) is None:
-        raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
+    clang = toolchain.find()
     out.require_port()
     tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
     includes = _includes(tree, source, state) if torch is None else _extension_includes(out, source, torch)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
-    env = _environment_digest(out, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
+    env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
-        env = hashlib.sha256((env + _environment_digest(OutDir(torch), [], ())).encode()).hexdigest()
+        env = hashlib.sha256((env + _environment_digest(OutDir(torch), clang, [], ())).encode()).hexdigest()
     cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        pchs = prelude_pchs(pool, out, includes, passes, env) if pch and todo else {}
-        for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes, pchs), todo)):
+        pchs = prelude_pchs(pool, out, clang, includes, passes, env) if pch and todo else {}
+        for f, outcome in zip(todo, pool.map(lambda f: _check(clang, f, tree, includes, passes, pchs), todo)):
             cache[_key(f)] = asdict(outcome)
     jsoncache.dump(state / "results.json", {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
@@ -183,8 +182,8 @@ def prelude_text(headers: tuple[str, ...]) -> str:
     return "".join(f"#if __has_include(<{h}>)\n#include <{h}>\n#endif\n" for h in headers)
 
 
-def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, includes: list[str], passes: tuple[str, ...],
-                 env: str) -> dict[str, Path]:
+def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includes: list[str],
+                 passes: tuple[str, ...], env: str) -> dict[str, Path]:
     """Pass → precompiled prelude, built once per environment; a pass whose prelude does not build
     (a broken ported header) falls back to the core prelude, then to none, so its TUs report their
     own first error."""
@@ -196,19 +195,19 @@ def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, includes: list[str], pas
     wanted = {name: state / f"prelude-{name}-{env[:16]}.pch" for name in passes}
     for old in set(state.glob("prelude-*.pch")) - set(wanted.values()):
         old.unlink(missing_ok=True)  # 50 MB each: keep only this environment's
-    built = pool.map(lambda item: _build_pch(headers, item[1], includes, PASSES[item[0]]), wanted.items())
+    built = pool.map(lambda item: _build_pch(clang, headers, item[1], includes, PASSES[item[0]]), wanted.items())
     return {name: path for (name, path), ok in zip(wanted.items(), built) if ok}
 
 
-def _build_pch(headers: list[Path], pch: Path, includes: list[str], pass_flags: list[str]) -> bool:
+def _build_pch(clang: Toolchain, headers: list[Path], pch: Path, includes: list[str], pass_flags: list[str]) -> bool:
     """Build ``pch`` from the first of ``headers`` that compiles (an existing one is this environment's)."""
     if pch.is_file():
         return True
     flags = [f for f in _without_prelude_include(BASE_FLAGS) if f != "-fsyntax-only"]
     tmp = pch.with_name(f".{pch.name}.tmp")
     for header in headers:
-        done = children.run([CLANG, *flags, *_PCH_FLAGS, *pass_flags, *includes, "-o", str(tmp), str(header)],
-                            cwd=header.parent)
+        done = children.run(compile_command(clang, [*flags, *_PCH_FLAGS, *pass_flags, *includes, "-o", str(tmp),
+                                                    str(header)]), cwd=header.parent)
         if done.returncode == 0:
             tmp.replace(pch)
             return True
@@ -222,13 +221,18 @@ def _without_prelude_include(flags: list[str]) -> list[str]:
     return flags[:at] + flags[at + 2:]
 
 
-def _check(path: Path, tree: Path, includes: list[str], passes: tuple[str, ...],
+def compile_command(clang: Toolchain, args: list[str]) -> list[str]:
+    """The toolchain's driver, its own flags (target, system headers), then ``args``."""
+    return [*clang.argv, *clang.flags, *args]
+
+
+def _check(clang: Toolchain, path: Path, tree: Path, includes: list[str], passes: tuple[str, ...],
            pchs: dict[str, Path] | None = None) -> Outcome:
     rel = path.relative_to(tree).as_posix()
     for name in passes:
         pch = (pchs or {}).get(name)
         flags = [*_without_prelude_include(BASE_FLAGS), "-include-pch", str(pch)] if pch else BASE_FLAGS
-        done = children.run([CLANG, *flags, *PASSES[name], *includes, str(path)], cwd=tree)
+        done = children.run(compile_command(clang, [*flags, *PASSES[name], *includes, str(path)]), cwd=tree)
         if done.returncode != 0:
             return Outcome(rel, False, name, first_error(done.stderr, tree))
     return Outcome(rel, True)
@@ -246,13 +250,13 @@ def _key(path: Path) -> str:
     return f"{path.as_posix()}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
 
 
-def _environment_digest(out: OutDir, includes: list[str], passes: tuple[str, ...]) -> str:
-    """Everything besides the TU itself that decides a result: headers, shim, flags."""
-    h = hashlib.sha256(" ".join([CLANG, *BASE_FLAGS, *includes, *passes]).encode())
+def _environment_digest(out: OutDir, clang: Toolchain, includes: list[str], passes: tuple[str, ...]) -> str:
+    """Everything besides the TU itself that decides a result: compiler, headers, shim, flags."""
+    h = hashlib.sha256(" ".join([clang.identity, *BASE_FLAGS, *includes, *passes]).encode())
     port_cache = out.state_file(CACHE_NAME)
     if port_cache.is_file():
         h.update(port_cache.read_bytes())
-    for header in sorted(shim_include().rglob("*")):
+    for header in sorted([*shim_include().rglob("*"), *shim_wrappers().rglob("*")]):
         if header.is_file():
             h.update(header.read_bytes())
     return h.hexdigest()
