@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from musaport import children
+from musaport.console import phase
 from musaport.errors import LoadError
 from musaport.outdir import write_atomic
 from musaport.port.configure import render
@@ -64,7 +65,8 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
     tmp = cache / f".aten-ops-{digest}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    done = children.run(_torchgen_gen(tree.resolve(), tmp.resolve() / "ATen"), cwd=tmp)
+    with phase("generating the ATen/ops headers with the tree's torchgen (once per tree)"):
+        done = children.run(_torchgen_gen(tree.resolve(), tmp.resolve() / "ATen"), cwd=tmp)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise LoadError(f"{tree}: torchgen could not generate ATen/ops headers: {last}")

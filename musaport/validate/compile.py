@@ -14,18 +14,21 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import re
 import sysconfig
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from musaport import children, jsoncache
+from musaport.console import phase, steps
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
-from musaport.resources import shim_include, shim_wrappers
+from musaport.resources import default_fixture_tree, shim_include, shim_wrappers
 from musaport.templates import render_template
 from musaport.validate import toolchain
 from musaport.validate.buildenv import aten_ops_headers, config_headers
@@ -107,8 +110,11 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         pchs = prelude_pchs(pool, out, clang, includes, passes, env) if pch and todo else {}
-        for f, outcome in zip(todo, pool.map(lambda f: _check(clang, f, tree, includes, passes, pchs), todo)):
-            cache[_key(f)] = asdict(outcome)
+        with steps(f"checking translation units with {clang.name}'s clang", len(todo)) as counter:
+            futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
+            for future in as_completed(futures):
+                cache[_key(futures[future])] = asdict(future.result())
+                counter.advance()
     jsoncache.dump(state / "results.json", {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
 
@@ -122,7 +128,55 @@ def _pytorch_dirs(tree: Path, source: Path, state: Path) -> list[Path]:
     generated = config_headers(source, state / "config")
     # A tree without torchgen (a hand-made fixture tree) has no generated operator headers.
     ops = [aten_ops_headers(source, state)] if (source / "torchgen").is_dir() else []
-    return [tree / "aten/src", tree, generated, *ops, source / "aten/src", source, source / "torch/csrc/api/include"]
+    port, own = _header_roots(tree, source)
+    return [*port, generated, *ops, *own]
+
+
+def _header_roots(tree: Path, source: Path) -> tuple[list[Path], list[Path]]:
+    """The include roots of the port and of its source tree (the generated headers go between)."""
+    return [tree / "aten/src", tree], [source / "aten/src", source, source / "torch/csrc/api/include"]
+
+
+_HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".cuh", ".muh", ".inl", ".inc"}
+
+
+def _holds_headers(folder: Path) -> bool:
+    try:
+        return any(p.suffix in _HEADER_SUFFIXES and p.is_file() for p in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _some(names: list[str], shown: int = 4) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+_NOT_FOUND = re.compile(r"fatal error: '([^']+)' file not found")
+
+
+def missing_headers_note(out: OutDir, outcomes: list[Outcome]) -> str | None:
+    """Why files fail on headers that exist nowhere: the port's source tree lacks them.
+
+    Said from the port itself: the headers clang did not find, and which of their top folders
+    (``ATen``, ``cutlass``) no include root of the port or its source tree has at all. A port of the
+    bundled fixture tree (a porting sample with no ATen headers) is named as such.
+    """
+    failing = [(o, m.group(1)) for o in outcomes if not o.ok for m in [_NOT_FOUND.search(o.error)] if m]
+    source = out.source()
+    if not failing or source is None:
+        return None
+    headers = sorted({h for _, h in failing})
+    port, own = _header_roots(out.tree, source)
+    folders = sorted({h.rsplit("/", 1)[0] for h in headers if "/" in h})
+    empty = [f + "/" for f in folders if not any(_holds_headers(root / f) for root in port + own)]
+    note = (f"{len(failing)} of {len(outcomes)} files fail on headers that are neither in the port nor in "
+            f"its source tree {source} ({_some(headers)})")
+    if empty:
+        note += f"; that tree has no headers in {_some(empty)}"
+    if source.resolve() == default_fixture_tree().resolve():
+        note += ("; it is the bundled fixture tree, a porting sample rather than a buildable PyTorch: "
+                 "compile the port of a real tree (musaport run --pytorch-src PYTORCH)")
+    return note
 
 
 def _extension_includes(out: OutDir, source: Path, torch: Path) -> list[str]:
@@ -195,7 +249,10 @@ def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includ
     wanted = {name: state / f"prelude-{name}-{env[:16]}.pch" for name in passes}
     for old in set(state.glob("prelude-*.pch")) - set(wanted.values()):
         old.unlink(missing_ok=True)  # 50 MB each: keep only this environment's
-    built = pool.map(lambda item: _build_pch(clang, headers, item[1], includes, PASSES[item[0]]), wanted.items())
+    with phase(f"precompiling the common prelude ({', '.join(wanted)} pass{'es' if len(wanted) > 1 else ''})")\
+            if not all(p.is_file() for p in wanted.values()) else nullcontext():
+        built = list(pool.map(lambda item: _build_pch(clang, headers, item[1], includes, PASSES[item[0]]),
+                              wanted.items()))
     return {name: path for (name, path), ok in zip(wanted.items(), built) if ok}
 
 
