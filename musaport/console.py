@@ -68,8 +68,8 @@ class _Lines:
 
     @contextmanager
     def steps(self, text: str, total: int) -> Iterator[_Counter]:
-        self.say(f"{text}: {total} ...")
-        counter = _Counter(total, lambda done: self.say(f"{text}: {done} of {total}"))
+        self.say(f"{text} ...")
+        counter = _Counter(total, lambda done: self.say(f"{done} of {total} done"))
         yield counter
 
 

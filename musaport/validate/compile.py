@@ -110,7 +110,7 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         pchs = prelude_pchs(pool, out, clang, includes, passes, env) if pch and todo else {}
-        with steps(f"checking translation units with {clang.name}'s clang", len(todo)) as counter:
+        with steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
             futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
             for future in as_completed(futures):
                 cache[_key(futures[future])] = asdict(future.result())
