@@ -22,14 +22,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from musaport import children, jsoncache
-from musaport.console import phase, steps
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
-from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
+from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
-from musaport.resources import default_fixture_tree, shim_include, shim_wrappers
-from musaport.templates import render_template
+from musaport.port.request import Request
+from musaport.resources import default_fixture_tree, render_template, shim_include, shim_wrappers
 from musaport.validate import toolchain
 from musaport.validate.buildenv import aten_ops_headers, config_headers
 from musaport.validate.toolchain import Toolchain
@@ -56,8 +55,6 @@ class Outcome:
     error: str = ""
 
 
-VALIDATE_JSON = "validate_report.json"
-VALIDATE_MD = "validate_report.md"
 
 
 def build_list_outcomes(out: OutDir, outcomes: list[Outcome]) -> list[Outcome]:
@@ -76,58 +73,80 @@ def render_reports(out: OutDir, outcomes: list[Outcome]) -> None:
     doc = {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes),
            "build_list": {"passed": sum(o.ok for o in built), "total": len(built)},
            "files": [asdict(o) | {"in_build_list": o in built} for o in outcomes]}
-    write_atomic(out.root / VALIDATE_JSON, (json.dumps(doc, indent=2) + "\n").encode())
-    write_atomic(out.root / VALIDATE_MD, render_template("validate_report.md.j2", doc=doc).encode())
+    write_atomic(out.top(VALIDATE_JSON), (json.dumps(doc, indent=2) + "\n").encode())
+    write_atomic(out.top(VALIDATE_MD), render_template("validate_report.md.j2", doc=doc).encode())
 
 
-def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)) -> dict[str, bool]:
+class Progress:
+    """Where long phases are said (the command line gives one that draws a bar or writes phase lines);
+    this one says nothing, so library callers and tests see no output they did not ask for."""
+
+    def phase(self, text: str):
+        """A context for a phase that may take a while, said before it starts."""
+        return nullcontext()
+
+    def steps(self, text: str, total: int):
+        """A context for a loop of ``total`` steps; it yields an object whose ``advance()`` counts one."""
+        return nullcontext(_Uncounted())
+
+
+class _Uncounted:
+    def advance(self, n: int = 1) -> None:
+        pass
+
+
+def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",),
+                   progress: Progress | None = None) -> dict[str, bool]:
     """File → compiled, for ``musaport check --validate``."""
-    return {o.file: o.ok for o in validate_compile(out, patterns, jobs)}
+    return {o.file: o.ok for o in validate_compile(out, patterns, jobs, progress=progress)}
 
 
 def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
                      passes: tuple[str, ...] = ("host", "device"), pch: bool = True,
-                     torch: Path | None = None) -> list[Outcome]:
+                     torch: Path | None = None, progress: Progress | None = None) -> list[Outcome]:
     """Check every ported TU matching ``patterns``; cached by TU and environment digest.
 
     With ``pch`` the common prelude is parsed once per pass into a precompiled
     header that every TU starts from (see :func:`prelude_pchs`). ``torch``:
     OUT is an extension's port (``run --src``), compiled against this
     PyTorch: the OUT of a ``run --pytorch-src``, or an installed torch's
-    include folder.
+    include folder. ``progress`` is told of the long phases (torchgen, the prelude, the files).
     """
+    progress = progress or Progress()
     clang = toolchain.find()
     out.require_port()
-    tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
-    includes = _includes(tree, source, state) if torch is None else _extension_includes(out, source, torch)
+    recorded = Request.load(out)  # the run's own request names its tree; older ports only their report
+    source = recorded.source if recorded is not None else Path(out.porting_report()["source"])
+    tree, state = out.tree, out.work("validate")
+    includes = _includes(tree, source, state, progress) if torch is None else _extension_includes(out, source, torch)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
     env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
         env = hashlib.sha256((env + _environment_digest(OutDir(torch), clang, [], ())).encode()).hexdigest()
-    cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
+    cache = (jsoncache.load(state / VALIDATE_RESULTS, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        pchs = prelude_pchs(pool, out, clang, includes, passes, env) if pch and todo else {}
-        with steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
+        pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress) if pch and todo else {}
+        with progress.steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
             futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
             for future in as_completed(futures):
                 cache[_key(futures[future])] = asdict(future.result())
                 counter.advance()
-    jsoncache.dump(state / "results.json", {"env": env, "results": cache})
+    jsoncache.dump(state / VALIDATE_RESULTS, {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
 
 
-def _includes(tree: Path, source: Path, state: Path) -> list[str]:
-    return [f"-I{d}" for d in [shim_include(), *_pytorch_dirs(tree, source, state)]]
+def _includes(tree: Path, source: Path, state: Path, progress: Progress | None = None) -> list[str]:
+    return [f"-I{d}" for d in [shim_include(), *_pytorch_dirs(tree, source, state, progress)]]
 
 
-def _pytorch_dirs(tree: Path, source: Path, state: Path) -> list[Path]:
+def _pytorch_dirs(tree: Path, source: Path, state: Path, progress: Progress | None = None) -> list[Path]:
     """A ported PyTorch's headers: the port, the generated headers, then the tree's own."""
     generated = config_headers(source, state / "config")
     # A tree without torchgen (a hand-made fixture tree) has no generated operator headers.
-    ops = [aten_ops_headers(source, state)] if (source / "torchgen").is_dir() else []
+    ops = [aten_ops_headers(source, state, progress)] if (source / "torchgen").is_dir() else []
     port, own = _header_roots(tree, source)
     return [*port, generated, *ops, *own]
 
@@ -237,7 +256,7 @@ def prelude_text(headers: tuple[str, ...]) -> str:
 
 
 def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includes: list[str],
-                 passes: tuple[str, ...], env: str) -> dict[str, Path]:
+                 passes: tuple[str, ...], env: str, progress: Progress | None = None) -> dict[str, Path]:
     """Pass → precompiled prelude, built once per environment; a pass whose prelude does not build
     (a broken ported header) falls back to the core prelude, then to none, so its TUs report their
     own first error."""
@@ -249,8 +268,9 @@ def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includ
     wanted = {name: state / f"prelude-{name}-{env[:16]}.pch" for name in passes}
     for old in set(state.glob("prelude-*.pch")) - set(wanted.values()):
         old.unlink(missing_ok=True)  # 50 MB each: keep only this environment's
-    with phase(f"precompiling the common prelude ({', '.join(wanted)} pass{'es' if len(wanted) > 1 else ''})")\
-            if not all(p.is_file() for p in wanted.values()) else nullcontext():
+    missing = not all(p.is_file() for p in wanted.values())
+    with (progress or Progress()).phase(f"precompiling the common prelude ({', '.join(wanted)} "
+                                        f"pass{'es' if len(wanted) > 1 else ''})") if missing else nullcontext():
         built = list(pool.map(lambda item: _build_pch(clang, headers, item[1], includes, PASSES[item[0]]),
                               wanted.items()))
     return {name: path for (name, path), ok in zip(wanted.items(), built) if ok}

@@ -27,6 +27,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from musaport import children
 from musaport.errors import LoadError
 from musaport.resources import shim_wrappers
 
@@ -104,8 +105,7 @@ def _system(name: str) -> Toolchain:
 def version(argv: list[str]) -> str:
     """The first line of ``--version`` ("clang version 22.1.8")."""
     try:
-        done = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        done = children.run([*argv, "--version"], children.scratch(), timeout=TIMEOUT)
     except (OSError, subprocess.SubprocessError) as err:
         raise LoadError(f"{argv[0]}: cannot run it: {err}") from err
     first = (done.stdout.strip().splitlines() or [""])[0].strip()
@@ -126,10 +126,8 @@ def gxx_include_flags() -> tuple[str, ...]:
     if gxx is None:
         raise LoadError("validate --compile needs g++ for the system's C++ headers (apt-get install -y g++)")
     try:
-        done = subprocess.run([gxx, "-E", "-x", "c++", "-", "-v"], capture_output=True, text=True,
-                              timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-        builtin = subprocess.run([gxx, "-print-file-name=include"], capture_output=True, text=True,
-                                 timeout=TIMEOUT, stdin=subprocess.DEVNULL).stdout.strip()
+        done = children.run([gxx, "-E", "-x", "c++", "/dev/null", "-v"], children.scratch(), timeout=TIMEOUT)
+        builtin = children.run([gxx, "-print-file-name=include"], children.scratch(), timeout=TIMEOUT).stdout.strip()
     except (OSError, subprocess.SubprocessError) as err:
         raise LoadError(f"{gxx}: cannot ask it for its include folders: {err}") from err
     dirs = _search_list(done.stderr)
