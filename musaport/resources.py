@@ -27,6 +27,11 @@ def default_packs() -> list[Path]:
     return sorted((data_dir("rules") / "packs").glob("*.yaml"))
 
 
+def optional_packs() -> list[str]:
+    """The names of the opt-in packs in rules/optional (``--pack`` offers them)."""
+    return sorted(p.stem for p in (data_dir("rules") / "optional").glob("*.yaml"))
+
+
 def optional_pack(name: str) -> Path:
     """An opt-in pack from rules/optional, by name (``torch-musa``)."""
     path = data_dir("rules") / "optional" / f"{name}.yaml"

@@ -1,39 +1,34 @@
-"""musaport.console: full width off a terminal, progress only when a command asks for it, and few lines."""
+"""The command line's console and progress: full width off a terminal, few phase lines, nothing unasked."""
 
 from __future__ import annotations
 
-import pytest
-
-from musaport import console as con
-
-
-@pytest.fixture(autouse=True)
-def silent_again():
-    yield
-    con._reporter = con._Silent()
+from musaport import cli
+from musaport.validate.compile import Progress
 
 
 def test_off_a_terminal_a_console_is_as_wide_as_its_content(monkeypatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
-    assert con.console().width == con.UNLIMITED
+    assert cli.console().width == cli.UNLIMITED
     monkeypatch.setenv("COLUMNS", "72")
-    assert con.console().width == 72  # a width the user asked for wins
+    assert cli.console().width == 72  # a width the user asked for wins
 
 
-def test_library_code_prints_nothing_until_a_command_turns_progress_on(capsys) -> None:
-    with con.phase("generating headers"):
+def test_library_code_says_nothing_unless_given_a_reporter(capsys) -> None:
+    progress = Progress()  # what validate_compile and check use when the caller gives none
+    with progress.phase("generating headers"):
         pass
-    with con.steps("checking 3 files", 3) as counter:
+    with progress.steps("checking 3 files", 3) as counter:
         for _ in range(3):
             counter.advance()
     assert capsys.readouterr() == ("", "")
 
 
 def test_phase_lines_off_a_terminal_are_few_and_on_stderr(capsys) -> None:
-    con.progress(quiet=False)  # stderr is captured: not a terminal
-    with con.phase("generating the ATen/ops headers"):
+    progress = cli.phase_reporter(quiet=False)  # stderr is captured: not a terminal
+    assert isinstance(progress, cli.PhaseLines)
+    with progress.phase("generating the ATen/ops headers"):
         pass
-    with con.steps("checking 335 translation units", 335) as counter:
+    with progress.steps("checking 335 translation units", 335) as counter:
         for _ in range(335):
             counter.advance()
     out, err = capsys.readouterr()
@@ -45,8 +40,10 @@ def test_phase_lines_off_a_terminal_are_few_and_on_stderr(capsys) -> None:
     assert all(line.startswith("musaport: ") and line.endswith(" of 335 done") for line in counts)
 
 
-def test_quiet_prints_nothing(capsys) -> None:
-    con.progress(quiet=True)
-    with con.phase("x"):
+def test_quiet_says_nothing(capsys) -> None:
+    progress = cli.phase_reporter(quiet=True)
+    with progress.phase("x"):
         pass
+    with progress.steps("y", 10) as counter:
+        counter.advance(10)
     assert capsys.readouterr() == ("", "")
