@@ -82,13 +82,14 @@ class _Tenths:
 
     def __init__(self, total: int, report) -> None:
         self.total, self.done, self.report = total, 0, report
-        self.next = max(1, total // 10)
+        self.step = max(1, -(-total // 10))  # a tenth, rounded up: at most 9 lines before the end
+        self.next = self.step
 
     def advance(self, n: int = 1) -> None:
         self.done += n
         if self.next <= self.done < self.total:
             self.report(self.done)
-            self.next = self.done + max(1, self.total // 10)
+            self.next = self.done + self.step
 
 
 class PhaseBar:

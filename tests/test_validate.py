@@ -31,6 +31,10 @@ def test_run_mode_covers_every_fixture_kernel(run_mode) -> None:
     assert f"{len(KERNELS)} of {len(KERNELS)} kernels passed" in output
 
 
+def test_run_mode_says_what_it_does_off_a_terminal(run_mode) -> None:
+    assert f"musaport: building and running {len(KERNELS)} fixture kernels with g++ ..." in run_mode[1]
+
+
 @pytest.mark.parametrize("name", KERNELS)
 def test_fixture_kernel_passes_on_the_cpu(run_mode, name: str) -> None:
     outcome = run_mode[0][name]

@@ -147,7 +147,7 @@ class RunMode(Mode):
     def run(self, request: Invocation) -> Result:
         from musaport.validate.kernels import validate_run, write_run_report
 
-        outcomes = validate_run(request.out, request.patterns, request.jobs)
+        outcomes = validate_run(request.out, request.patterns, request.jobs, request.progress)
         for k in outcomes:
             request.echo(f"{'PASS' if k.ok else 'FAIL'} {k.name} ({k.stage}) {k.detail}")
         report = write_run_report(request.out, outcomes)
