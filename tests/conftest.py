@@ -7,7 +7,9 @@ missing ../shared is a failure; elsewhere they skip and say why.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -69,6 +71,26 @@ def ported_1131(pytorch_1131: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 # The summary each session port printed (by --out): the README's figures are checked against it.
 PORT_OUTPUT: dict[Path, str] = {}
+
+
+def tool(name: str) -> str | None:
+    """An executable on PATH, else beside this Python (the dev extra's cmake in a venv not activated)."""
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+
+
+@pytest.fixture(scope="session")
+def clang():
+    """validate --compile's clang: the ziglang wheel's, which the README's first command installs (the dev
+    extra), or the one MUSAPORT_CLANG names. Missing, it fails in CI and skips elsewhere, saying why."""
+    from musaport.errors import LoadError
+    from musaport.validate import toolchain
+
+    try:
+        return toolchain.find()
+    except LoadError as err:
+        if os.environ.get("CI"):
+            pytest.fail(f"{err}; CI installs the dev extra, which brings it")
+        pytest.skip(str(err))
 
 
 def _ported(tree: Path, out: Path) -> Path:
