@@ -16,21 +16,27 @@ in one place:
 from __future__ import annotations
 
 import ctypes
+import functools
+import os
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Ask the kernel to kill this process when its parent dies (Linux; elsewhere a no-op).
 
-    A forked worker also gets SIGTERM's default back: the parent's handler
-    (``errors.handle_sigterm``) is for the parent, which cleans up for all of them.
+    ``parent`` is the pid of the process that forked this one: a parent killed
+    between the fork and the ``prctl`` call sends no signal, so a child that
+    finds another parent by then ends itself (on a loaded machine that window
+    is wide enough for ``kill -9`` to hit it).  A forked worker also gets
+    SIGTERM's default back: the parent's handler (``errors.handle_sigterm``) is
+    for the parent, which cleans up for all of them.
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
@@ -38,6 +44,13 @@ def die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+
+
+def tied_to_this_process() -> Callable[[], None]:
+    """The ``preexec_fn`` or pool ``initializer`` that ties a child to this process (see ``die_with_parent``)."""
+    return functools.partial(die_with_parent, os.getpid())
 
 
 def python(*args: str) -> list[str]:
@@ -47,7 +60,7 @@ def python(*args: str) -> list[str]:
 
 def popen(cmd: Sequence[str], cwd: Path, **kwargs: Any) -> subprocess.Popen[str]:
     """Start ``cmd`` in ``cwd``; it dies with this process."""
-    return subprocess.Popen(list(cmd), cwd=cwd, preexec_fn=die_with_parent, text=True, **kwargs)
+    return subprocess.Popen(list(cmd), cwd=cwd, preexec_fn=tied_to_this_process(), text=True, **kwargs)
 
 
 def run(cmd: Sequence[str], cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
@@ -55,7 +68,7 @@ def run(cmd: Sequence[str], cwd: Path, timeout: float | None = None) -> subproce
 
     A child that outlives ``timeout`` raises ``subprocess.TimeoutExpired``
     (``subprocess.run`` kills it first)."""
-    return subprocess.run(list(cmd), cwd=cwd, preexec_fn=die_with_parent, capture_output=True, text=True,
+    return subprocess.run(list(cmd), cwd=cwd, preexec_fn=tied_to_this_process(), capture_output=True, text=True,
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from musaport import jsoncache
-from musaport.children import die_with_parent
+from musaport.children import tied_to_this_process
 from musaport.cpp.parser import Parsed, masked, parse
 from musaport.cpp.structure import Structure, structure
 from musaport.cpp.text import CODE_ONLY, LineIndex, matching
@@ -220,7 +220,7 @@ def _facts_of(source: Path, rels: list[str], jobs: int) -> list[dict]:
     batches = [rels[i : i + _BATCH] for i in range(0, len(rels), _BATCH)]
     if len(rels) < _PARALLEL_FROM or jobs < 2:
         return [facts for batch in batches for facts in _batch(source, batch)]
-    with ProcessPoolExecutor(jobs, initializer=die_with_parent) as pool:
+    with ProcessPoolExecutor(jobs, initializer=tied_to_this_process()) as pool:
         return [facts for done in pool.map(_batch, [source] * len(batches), batches) for facts in done]
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from musaport.children import die_with_parent
+from musaport.children import tied_to_this_process
 from musaport.cpp.parser import decode, encode
 from musaport.port.cmake_headers import render
 from musaport.port.file import FileResult, Observer, Task, copy_bytes, failed, port_bytes
@@ -162,7 +162,7 @@ def port_all(
             out.extend(_tick(r, progress) for r in run_batch(batch))
         return out
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=die_with_parent) as pool:
+                             initializer=tied_to_this_process()) as pool:
         for results in pool.map(run_batch, batches):
             out.extend(_tick(r, progress) for r in results)
     return out
