@@ -17,6 +17,7 @@ from pathlib import Path
 from musaport.extension.buildfiles import Paths, port_build_file
 from musaport.extension.discover import Discovery, discover
 from musaport.extension.includes import follow_rules, include_tables
+from musaport.extension.rules import guard_existing_musa, project_rules
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import header
 from musaport.outdir import CMAKE_FILE, OutDir
@@ -37,10 +38,13 @@ class ExtensionFiles:
     discovery: Discovery
 
     def extra_rules(self) -> list[Rule]:
-        """The include rename map of this tree, as rules in include context."""
+        """The include rename map of this tree, as rules in include context, then what the project decides
+        for itself (extension.project: its names, its registry macros, the includes found by their trailing
+        path, the files with MUSA code of their own), as rules and flags."""
         d = self.discovery
-        return follow_rules(include_tables(d.includes, d.renames(), d.roots, d.files),
-                            f"{d.root}: computed from the discovered files")
+        where = f"{d.root}: computed from the discovered files"
+        return follow_rules(include_tables(d.includes, d.renames(), d.roots, d.files), where) + \
+            project_rules(d, where)
 
     def describe(self, source: Path, layout: Layout) -> str:
         """The build files' size and mtime: a changed setup.py is ported again."""
@@ -93,7 +97,7 @@ def extension_config(opts: Options, discovery: Discovery) -> Config:
     rename map does, and every file is ported again with the new map.
     """
     layout = discovery.layout()
-    rules = load_packs(opts.packs, compile=False)
+    rules = guard_existing_musa(load_packs(opts.packs, compile=False), discovery)
     if opts.generation is not None:
         rules = extend(rules, opts.generation.extra_rules())
     raw = vocabulary_file().read_bytes()
@@ -101,9 +105,11 @@ def extension_config(opts: Options, discovery: Discovery) -> Config:
     return Config(layout, rules, parse_vocabulary(raw), key)
 
 
-def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int) -> tuple[Options, Config]:
-    """Options and config of ``musaport run --src SOURCE``; a bad tree is a LoadError."""
-    discovery = discover(source, out)
+def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int,
+                      collision: str = "error") -> tuple[Options, Config]:
+    """Options and config of ``musaport run --src SOURCE``; a bad tree (or a renamed output landing on a
+    project file, unless ``collision`` picks which wins) is a LoadError."""
+    discovery = discover(source, out, collision)
     # The layout is discovered, not read from a file: ``layout`` names the tree it was discovered in.
     opts = Options(source=source, out=out, layout=source, packs=packs, jobs=jobs,
                    generation=ExtensionFiles(discovery))
