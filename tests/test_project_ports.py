@@ -243,7 +243,8 @@ def test_project_names_are_renamed_everywhere(ported: Path) -> None:
 
 def test_libtorch_names_are_not_the_projects() -> None:
     names = project_names({"a.h": "#define CUDA_KERNEL_ASSERT(x) x\n#define MY_CUDA_LOOP(i) i\n"
-                                  "cudaError_t cudaMalloc(void**, size_t);\nvoid run_cuda();\n"})
+                                  "cudaError_t cudaMalloc(void**, size_t);\nvoid run_cuda();\n"
+                                  "enum class Where { CPU, CUDA };\nbool is_cuda(int d);\n"})
     assert names == {"MY_CUDA_LOOP": "MY_MUSA_LOOP", "run_cuda": "run_musa"}
 
 
@@ -324,3 +325,21 @@ def test_no_half_kernels_pack(ported: Path, tmp_path: Path) -> None:
     assert "AT_DISPATCH_FLOATING_TYPES(boxes.scalar_type()" in mu and "_AND_HALF" not in mu
     sites = [f["site"] for f in findings(tmp_path / "out", "no-half-dispatch")]
     assert sites == ["polyops/csrc/core/cuda/box_area_cuda.cu:12"]
+
+
+def test_a_musa_name_the_project_already_defines_is_not_made_twice(tmp_path: Path) -> None:
+    """A hand-written MUSA implementation of rotated_nms (musa/rotated_nms_impl.mu defines rotated_nms_musa):
+    the ported CUDA one keeps its name, and each of its uses is reported."""
+    src = copy(tmp_path)
+    (src / "polyops/csrc/core/musa").mkdir()
+    (src / "polyops/csrc/core/musa/rotated_nms_impl.mu").write_text(
+        "#include <ATen/ATen.h>\nnamespace polyops {\n"
+        "at::Tensor rotated_nms_musa(const at::Tensor& boxes, const at::Tensor& scores, float threshold) {\n"
+        "  return scores;\n}\n}  // namespace polyops\n")
+    assert port(src, tmp_path / "out").returncode == 0
+    assert "at::Tensor rotated_nms_cuda(" in text(tmp_path / "out", "polyops/csrc/core/musa/rotated_nms_musa.mu")
+    kept = findings(tmp_path / "out", "project-name-kept")
+    assert {f["site"] for f in kept} == {"polyops/csrc/core/cuda/rotated_nms_cuda.cu:12",
+                                        "polyops/csrc/core/rotated_nms.cpp:7", "polyops/csrc/core/rotated_nms.cpp:20"}
+    assert all("polyops/csrc/core/musa/rotated_nms_impl.mu:3" in f["message"] for f in kept)
+    assert "rotated_nms_musa_kernel" in text(tmp_path / "out", "polyops/csrc/core/musa/rotated_nms_musa.mu")

@@ -25,11 +25,11 @@ from typing import Iterator
 from musaport.errors import LoadError
 from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
 from musaport.extension.includes import Include, blank, resolve, scan_includes
-from musaport.extension.project import (Inferred, Registry, infer_roots, musa_evidence, project_names, project_rename,
+from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence, project_names, project_rename,
                                         registry_macros, registry_sites, registry_use, uses)
 from musaport.port.layout import Folder, Found, Layout, Skipped
 from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.transforms import rename_dirs
+from musaport.rewrite.transforms import rename_dirs, systematic
 
 CUDA_SUFFIXES = (".cu", ".cuh")
 MUSA_SUFFIXES = (".mu", ".muh")
@@ -90,6 +90,8 @@ class Discovery:
     # A renamed output that is a file of the project, which --on-collision said to keep: source → that file.
     kept_own: tuple[tuple[str, str], ...] = ()
     undecided: tuple[tuple[str, int, str, str], ...] = ()  # registry call sites: (file, line, call, why)
+    # Project names kept because the project already defines their MUSA spelling: (old, new, where).
+    name_clashes: tuple[tuple[str, str, str], ...] = ()
 
     def renames(self) -> dict[str, str]:
         """Source path → ported path, for every selected file whose path changes (and every file whose port
@@ -146,13 +148,16 @@ def discover(root: Path, out: Path | None = None, collision: str = "error") -> D
     added, inferred = infer_roots(includes, roots, every, would_rename)
     roots = roots + added
     names = project_names(texts)
+    clashes = defined_elsewhere(texts, names)  # the project already defines the MUSA name: keep the CUDA one
+    names = {k: v for k, v in names.items() if k not in clashes}
     registries = registry_macros(texts)
     picked, passed = _select(texts, includes, roots, every, names, registries)
     picked, kept_own, passed = _collisions(root, picked, every, collision, passed)
     aware = tuple((p.rel, *hit) for p in picked if (t := texts.get(p.rel)) and (hit := musa_evidence(t)))
     return Discovery(root, picked, tuple(sorted(skipped + passed, key=lambda s: s.rel)), builds, roots,
                      every, tuple((p.rel, includes.get(p.rel, ())) for p in picked), inferred,
-                     tuple(sorted(names.items())), registries, aware, kept_own, registry_sites(texts, registries))
+                     tuple(sorted(names.items())), registries, aware, kept_own, registry_sites(texts, registries),
+                     tuple((old, systematic(old), where) for old, where in sorted(clashes.items())))
 
 
 def _collisions(root: Path, picked: tuple[Picked, ...], files: frozenset[str], collision: str,

@@ -260,6 +260,11 @@ def _kept_globs() -> tuple[str, ...]:
     return tuple(out)
 
 
+# libtorch's own names that a project may re-declare (an enumerator CUDA of its own enum, a method is_cuda):
+# renaming them would also rename libtorch's DeviceType::CUDA, Tensor::is_cuda() and Tensor::cuda().
+_LIBTORCH_API = frozenset({"cuda", "CUDA", "Cuda", "is_cuda", "kCUDA", "has_cuda", "hasCUDA", "cuda_device"})
+
+
 def project_names(texts: dict[str, str | None]) -> dict[str, str]:
     """Identifiers with ``cuda`` (any case) that the project declares → their MUSA spelling.
 
@@ -268,7 +273,7 @@ def project_names(texts: dict[str, str | None]) -> dict[str, str]:
     names libtorch keeps (the keep-list) are not the project's, whatever the
     project re-declares.
     """
-    toolkit = parse_vocabulary(vocabulary_file().read_bytes())
+    toolkit = parse_vocabulary(vocabulary_file().read_bytes()) | _LIBTORCH_API
     kept = _kept_globs()
     declared: set[str] = set()
     for text in texts.values():
@@ -286,6 +291,27 @@ def project_names(texts: dict[str, str | None]) -> dict[str, str]:
         if new != name:
             table[name] = new
     return table
+
+
+def defined_elsewhere(texts: dict[str, str | None], names: dict[str, str]) -> dict[str, str]:
+    """Of ``names`` (old → new), those whose new spelling the project already defines (a hand-written MUSA
+    implementation): old → where. Renaming them would define the MUSA name twice."""
+    if not names:
+        return {}
+    wanted = {new: old for old, new in names.items()}
+    alternatives = "|".join(sorted(map(re.escape, wanted), key=lambda k: (-len(k), k)))
+    definition = re.compile(
+        rf"^[ \t]*#[ \t]*define[ \t]+({alternatives})(?![\w])"
+        rf"|(?<![\w.>:])({alternatives})\s*\([^;{{}}()]*(?:\([^;{{}}()]*\)[^;{{}}()]*)*\)\s*(?:const\s*)?\{{"
+        rf"|\b(?:class|struct)\s+({alternatives})\s*(?:final\s*)?[:{{]", re.M)
+    found: dict[str, str] = {}
+    for rel, text in sorted(texts.items()):
+        if text is None:
+            continue
+        for m in definition.finditer(code_view(text)):
+            new = m.group(1) or m.group(2) or m.group(3)
+            found.setdefault(wanted[new], f"{rel}:{text.count(chr(10), 0, m.start()) + 1}")
+    return found
 
 
 def uses(text: str, names: dict[str, str]) -> str:

@@ -60,7 +60,8 @@ def project_rules(d: Discovery, where: str) -> list[Rule]:
     aware = {rel for rel, _, _ in d.musa_aware}
     ported = {p.rel for p in d.picked}
     others = tuple(sorted(ported - aware))
-    rules = _include_flags(d, where) + _aware_flags(d, where) + _undecided_flags(d, where, ported)
+    rules = _include_flags(d, where) + _aware_flags(d, where) + _undecided_flags(d, where, ported) + \
+        _clash_flags(d, where, ported)
     if d.names:
         keys = sorted((re.escape(k) for k, _ in d.names), key=lambda k: (-len(k), k))
         rules.append(make_rule(
@@ -149,3 +150,12 @@ def _undecided_flags(d: Discovery, where: str, ported: set[str]) -> list[Rule]:
     items = [(why, rel, re.escape(call).replace("\\ ", r"\s*")) for rel, _, call, why in d.undecided if rel in ported]
     return _flags("project-registry-undecided", "A device-registry call the port cannot decide is reported, "
                   "never guessed.", items, frozenset({CODE}), where)
+
+
+def _clash_flags(d: Discovery, where: str, ported: set[str]) -> list[Rule]:
+    items = [(f"kept as {old}: the project already defines {new} ({at}); renaming this one would define it "
+              "twice", rel, rf"(?<![\w]){re.escape(old)}(?![\w])")
+             for old, new, at in d.name_clashes for rel in sorted(ported)]
+    return _flags("project-name-kept", "A project name whose MUSA spelling the project already defines (a "
+                  "hand-written MUSA implementation) keeps its CUDA spelling, and every use says so.", items,
+                  frozenset({CODE}), where)
