@@ -144,14 +144,16 @@ def test_an_unresolved_include_of_a_renamed_name_is_reported(tmp_path: Path) -> 
     (src / "setup.py").unlink()
     nms = src / "polyops/csrc/core/cuda/rotated_nms_cuda.cu"
     nms.write_text(nms.read_text().replace('#include "common_cuda_helper.cuh"',
-                                           '#include "common_cuda_helper.cuh"\n#include "old/box_area_cuda_kernel.cuh"'))
+                                           '#include "common_cuda_helper.cuh"\n#include "old/box_area_cuda_kernel.cuh"'
+                                           '\n#include "vendor_math.cuh"\n#include "cub/cub.cuh"'))
     (src / "polyops/csrc/extra/cuda").mkdir(parents=True)
     (src / "polyops/csrc/extra/cuda/common_cuda_helper.cuh").write_text("#pragma once\n")
     assert port(src, tmp_path / "out").returncode == 0
     unresolved = {f["site"]: f["message"] for f in findings(tmp_path / "out", "include-unresolved")}
-    assert set(unresolved) == {"polyops/csrc/core/cuda/rotated_nms_cuda.cu:2", "polyops/csrc/core/cuda/rotated_nms_cuda.cu:3"}
+    assert set(unresolved) == {f"polyops/csrc/core/cuda/rotated_nms_cuda.cu:{n}" for n in (2, 3, 4)}
     assert "matches 2 project files" in unresolved["polyops/csrc/core/cuda/rotated_nms_cuda.cu:2"]
     assert "names no project file" in unresolved["polyops/csrc/core/cuda/rotated_nms_cuda.cu:3"]
+    assert "renames it to vendor_math.muh" in unresolved["polyops/csrc/core/cuda/rotated_nms_cuda.cu:4"]
 
 
 # 2. Project registries.
@@ -163,10 +165,11 @@ def test_registry_macros_are_found_from_their_definitions() -> None:
                     "#define TYPED(x, D) c10::DeviceType::D\n"
                     "#define FWD(op, impl) POLY_REGISTER_IMPL(op, CUDA, impl)\n"
                     "#define PASS(op, dev, impl) POLY_REGISTER_IMPL(op, dev, impl)\n"
-                    "#define OTHER(x) foo(x)\n"}
+                    "#define OTHER(x) foo(x)\n"
+                    "#define OPS_IMPL(k) TORCH_LIBRARY_IMPL(polyops, k, m)\n"}
     found = {r.name: (r.index, r.decided) for r in registry_macros(texts)}
     assert found == {"POLY_REGISTER_IMPL": (1, True), "KEYED": (0, True), "ODD": (0, False), "TYPED": (1, True),
-                     "PASS": (1, True)}
+                     "PASS": (1, True), "OPS_IMPL": (0, True)}
 
 
 def test_registry_call_sites_name_privateuse1(ported: Path) -> None:

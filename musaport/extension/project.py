@@ -86,7 +86,14 @@ def infer_roots(includes: dict[str, tuple[Include, ...]], roots: tuple[str, ...]
             elif not matches and parts[-1] in renamed_names:
                 found.append(Inferred(rel, inc.line, inc.spelling, "", "",
                                       f"names no project file, but the port renames files called {parts[-1]}"))
+            elif not matches and inc.quoted and name.endswith(".cuh") and parts[0] not in _LIBRARY_HEADERS:
+                found.append(Inferred(rel, inc.line, inc.spelling, "", "",
+                                      f"names no project file, yet the port renames it to {rename_path(name)} "
+                                      "(relative-cuh-includes); check that a file of that name exists"))
     return tuple(added), tuple(found)
+
+
+_LIBRARY_HEADERS = frozenset({"cub", "thrust", "cutlass", "cute"})  # header-only libraries, spelled .cuh
 
 
 # ---------------------------------------------------------------- registries
@@ -143,6 +150,11 @@ def registry_macros(texts: dict[str, str | None]) -> tuple[Registry, ...]:
                     break
             if name in found:
                 break
+    # libtorch's own macros that make a key from an argument: a project macro forwarding to one is a registry
+    # (the seeds themselves are the packs' business, so they are not returned).
+    seeds = {name: Registry(name, index, "libtorch", how, True) for name, index, how in _LIBTORCH_REGISTRIES
+             if name not in found}
+    found.update(seeds)
     changed = True
     while changed:  # a macro that passes its parameter on to a registry's device slot is one too
         changed = False
@@ -162,7 +174,11 @@ def registry_macros(texts: dict[str, str | None]) -> tuple[Registry, ...]:
                         break
                 if name in found:
                     break
-    return tuple(found[n] for n in sorted(found))
+    return tuple(found[n] for n in sorted(found) if n not in seeds)
+
+
+_LIBTORCH_REGISTRIES = (("TORCH_LIBRARY_IMPL", 1, "c10::DispatchKey::k"), ("C10_REGISTER_GUARD_IMPL", 0,
+                                                                          "c10::DeviceType::d"))
 
 
 def _call_args(text: str, start: int) -> list[str] | None:
