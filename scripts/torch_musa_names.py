@@ -82,7 +82,7 @@ def kept() -> list[str]:
 
 def render() -> str:
     head = ("# MUSA spellings that --pack torch-musa turns back into PyTorch's CUDA spelling (torch_musa keeps\n"
-            "# PyTorch-level names as PyTorch declares them). Made by scripts/torch_musa_names.py; see its docstring.\n")
+            "# PyTorch-level names as PyTorch declares them). Made by scripts/torch_musa_names.py (see there).\n")
     return head + "".join(f"{n}\n" for n in kept())
 
 

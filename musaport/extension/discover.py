@@ -25,8 +25,9 @@ from typing import Iterator
 from musaport.errors import LoadError
 from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
 from musaport.extension.includes import Include, blank, resolve, scan_includes
-from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence, project_names, project_rename,
-                                        registry_macros, registry_sites, registry_use, uses)
+from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence,
+                                        project_names, project_rename, registry_macros, registry_sites,
+                                        registry_use, uses)
 from musaport.port.layout import Folder, Found, Layout, Skipped
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import rename_dirs, systematic

@@ -25,7 +25,6 @@ a list of PyTorch names:
 from __future__ import annotations
 
 import fnmatch
-import posixpath
 import re
 from dataclasses import dataclass
 
@@ -200,7 +199,8 @@ def _call_args(text: str, start: int) -> list[str] | None:
     return None
 
 
-def registry_sites(texts: dict[str, str | None], registries: tuple[Registry, ...]) -> tuple[tuple[str, int, str, str], ...]:
+def registry_sites(texts: dict[str, str | None],
+                   registries: tuple[Registry, ...]) -> tuple[tuple[str, int, str, str], ...]:
     """Call sites the port cannot decide: (file, line, call text, why). A device argument that is no device
     type name (a variable, another macro) and, for a registry whose pasted key has no PrivateUse1 form,
     every CUDA site. Calls inside a #define (a forwarding macro passing its parameter on) are not sites."""
@@ -371,7 +371,3 @@ def musa_evidence(text: str) -> tuple[int, str] | None:
         return None
     m = min(hits, key=lambda m: m.start())
     return text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()).lstrip("#")
-
-
-def norm_root(path: str) -> str:
-    return "" if path in (".", "") else posixpath.normpath(path)

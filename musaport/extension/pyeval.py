@@ -29,7 +29,6 @@ class _File:
 
 
 FILE = _File()
-Value = "str | _File | None"
 
 _NORMALISE = frozenset({"abspath", "realpath", "normpath", "expanduser", "fspath", "str", "PurePath",
                         "PurePosixPath"})
@@ -132,7 +131,7 @@ def _call(expr: ast.Call, env: dict[str, ast.expr], depth: int):
         if name in _SAME and not args:
             return receiver
         if name == "joinpath":
-            return _join([_as_folder_path(receiver), *args])
+            return _join([receiver, *args])
         return None
     if name == "getcwd" and not args:
         return "."
@@ -147,10 +146,6 @@ def _call(expr: ast.Call, env: dict[str, ast.expr], depth: int):
     if name in _NORMALISE and len(args) == 1:
         return args[0] if args[0] is FILE or not isinstance(args[0], str) else _norm(args[0])
     return None
-
-
-def _as_folder_path(value):
-    return value if isinstance(value, str) else None
 
 
 def _is_module(node: ast.expr) -> bool:

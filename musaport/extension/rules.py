@@ -106,7 +106,7 @@ def _flags(rule_id: str, why: str, items: list[tuple[str, str, str]], contexts: 
     return rules
 
 
-def _spellings(spelling: str, d: Discovery, rel: str) -> str:
+def _spellings(spelling: str) -> str:
     """The include as written, and as an earlier rule may already have renamed it."""
     forms = {spelling, spelling[0] + rename_path(spelling[1:-1]) + spelling[-1]}
     return "|".join(sorted(re.escape(f) for f in forms))
@@ -122,10 +122,10 @@ def _include_flags(d: Discovery, where: str) -> list[Rule]:
             message = (f"no declared include root finds this; it names {inc.target} by its trailing path, so "
                        f"{inc.root or 'the project root'} is added to the port's include roots "
                        "(MUSAPORT_INCLUDE_DIRS, validate)")
-            found.append((message, inc.includer, _spellings(inc.spelling, d, inc.includer)))
+            found.append((message, inc.includer, _spellings(inc.spelling)))
         else:
             unresolved.append((f"include not followed: it {inc.note}", inc.includer,
-                               _spellings(inc.spelling, d, inc.includer)))
+                               _spellings(inc.spelling)))
     return _flags("include-found-by-path", "An include the build finds only through an include root the project "
                   "never declares (a bare name of a header in a sibling folder): followed, and said so.",
                   found, frozenset({INCLUDE}), where) + \
