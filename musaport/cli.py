@@ -144,6 +144,8 @@ def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclu
                                           on_collision)
             report = _run_with_progress(opts, config, quiet)
         else:
+            if on_collision != "error":
+                fail("--on-collision goes with --src (an extension project's renamed files)")
             options = _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file,
                                         not no_registration)
             opts, report = _pytorch_run(pytorch_src, out, layout, _packs(rules, packs), jobs, options, quiet)

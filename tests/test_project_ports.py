@@ -316,6 +316,8 @@ def test_a_renamed_output_on_a_project_file_stops(tmp_path: Path) -> None:
 
     assert port(src, tmp_path / "port", "--on-collision", "port").returncode == 0
     assert "POLY_MUSA_CHECK" in text(tmp_path / "port", "polyops/csrc/common/torch_musa_helper.hpp")
+    result = musaport("run", "--out", str(tmp_path / "pt"), "--on-collision", "port", "-q")
+    assert_one_clear_line(result, 2, "--on-collision goes with --src")
 
 
 # 6. The optional pack for toolchains without half kernels.
