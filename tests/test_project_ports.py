@@ -348,3 +348,20 @@ def test_a_musa_name_the_project_already_defines_is_not_made_twice(tmp_path: Pat
                                         "polyops/csrc/core/rotated_nms.cpp:7", "polyops/csrc/core/rotated_nms.cpp:20"}
     assert all("polyops/csrc/core/musa/rotated_nms_impl.mu:3" in f["message"] for f in kept)
     assert "rotated_nms_musa_kernel" in text(tmp_path / "out", "polyops/csrc/core/musa/rotated_nms_musa.mu")
+
+
+def test_a_cuda_registration_the_project_already_has_for_privateuse1_stays(tmp_path: Path) -> None:
+    """The project registers box_area_impl for PrivateUse1 by hand: converting its CUDA registration would
+    register the same operator twice, so it stays CUDA and is reported."""
+    src = copy(tmp_path)
+    (src / "polyops/csrc/core/musa").mkdir()
+    (src / "polyops/csrc/core/musa/box_area_own.mu").write_text(
+        '#include "poly_registry.hpp"\nnamespace polyops {\nat::Tensor box_area_own(const at::Tensor& b) { return b; }\n'
+        "at::Tensor box_area_impl(const at::Tensor& boxes);\n"
+        "POLY_REGISTER_IMPL(box_area_impl, PrivateUse1, box_area_own);\n}  // namespace polyops\n")
+    assert port(src, tmp_path / "out").returncode == 0
+    assert "POLY_REGISTER_IMPL(box_area_impl, CUDA, box_area_musa);" in \
+        text(tmp_path / "out", "polyops/csrc/core/musa/box_area_musa.mu")
+    kept = findings(tmp_path / "out", "project-registry-undecided")
+    assert [f["site"] for f in kept] == ["polyops/csrc/core/cuda/box_area_cuda.cu:27"]
+    assert "polyops/csrc/core/musa/box_area_own.mu:5" in kept[0]["message"]

@@ -27,7 +27,7 @@ from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
 from musaport.extension.includes import Include, blank, resolve, scan_includes
 from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence,
                                         project_names, project_rename, registry_macros, registry_sites,
-                                        registry_use, uses)
+                                        registry_use, uses, with_existing)
 from musaport.port.layout import Folder, Found, Layout, Skipped
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import rename_dirs, systematic
@@ -151,7 +151,7 @@ def discover(root: Path, out: Path | None = None, collision: str = "error") -> D
     names = project_names(texts)
     clashes = defined_elsewhere(texts, names)  # the project already defines the MUSA name: keep the CUDA one
     names = {k: v for k, v in names.items() if k not in clashes}
-    registries = registry_macros(texts)
+    registries = with_existing(texts, registry_macros(texts))
     picked, passed = _select(texts, includes, roots, every, names, registries)
     picked, kept_own, passed = _collisions(root, picked, every, collision, passed)
     aware = tuple((p.rel, *hit) for p in picked if (t := texts.get(p.rel)) and (hit := musa_evidence(t)))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from musaport.cpp.parser import MASK
 from musaport.extension.includes import Include, blank, resolve
@@ -122,6 +122,8 @@ class Registry:
     where: str  # file:line of its #define
     how: str  # the body text that makes the key
     decided: bool  # False: the pasted key has no known PrivateUse1 form; call sites are reported
+    # First arguments (the operator) the project already registers for PrivateUse1: (key, file:line).
+    registered: tuple[tuple[str, str], ...] = ()
 
 
 def registry_macros(texts: dict[str, str | None]) -> tuple[Registry, ...]:
@@ -199,16 +201,12 @@ def _call_args(text: str, start: int) -> list[str] | None:
     return None
 
 
-def registry_sites(texts: dict[str, str | None],
-                   registries: tuple[Registry, ...]) -> tuple[tuple[str, int, str, str], ...]:
-    """Call sites the port cannot decide: (file, line, call text, why). A device argument that is no device
-    type name (a variable, another macro) and, for a registry whose pasted key has no PrivateUse1 form,
-    every CUDA site. Calls inside a #define (a forwarding macro passing its parameter on) are not sites."""
+def _calls(texts: dict[str, str | None], registries: tuple[Registry, ...]):
+    """Every call of a registry outside a #define: (file, line, registry, args, text as written)."""
     if not registries:
-        return ()
+        return
     by_name = {r.name: r for r in registries}
     call = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, sorted(by_name))) + r")\s*\(")
-    found = []
     for rel, text in sorted(texts.items()):
         if text is None:
             continue
@@ -221,16 +219,39 @@ def registry_sites(texts: dict[str, str | None],
             args = _call_args(code, m.end())
             if args is None or len(args) <= reg.index:
                 continue
-            arg = " ".join(args[reg.index].split())
-            line = code.count("\n", 0, m.start()) + 1
             shown = " ".join(text[m.start() : m.end() + sum(len(a) + 1 for a in args)].split())
-            if arg not in DEVICE_TYPES:
-                found.append((rel, line, shown, f"device argument '{arg}' of {reg.name} is no device type name; "
-                                                f"the port cannot tell whether it is CUDA ({reg.where} makes "
-                                                f"{reg.how} from it)"))
-            elif arg == "CUDA" and not reg.decided:
-                found.append((rel, line, shown, f"{reg.name} pastes its device into {reg.how} ({reg.where}); "
-                                                "that key has no known PrivateUse1 form, so CUDA is kept"))
+            yield rel, code.count("\n", 0, m.start()) + 1, reg, [" ".join(a.split()) for a in args], shown
+
+
+def with_existing(texts: dict[str, str | None], registries: tuple[Registry, ...]) -> tuple[Registry, ...]:
+    """``registries`` knowing which operators the project already registers for PrivateUse1 by hand: their
+    CUDA registrations stay (converted, they would register the same key twice)."""
+    found: dict[str, dict[str, str]] = {}
+    for rel, line, reg, args, _ in _calls(texts, registries):
+        if reg.index > 0 and args[reg.index] == "PrivateUse1" and re.fullmatch(r"[\w:]+", args[0]):
+            found.setdefault(reg.name, {}).setdefault(args[0], f"{rel}:{line}")
+    return tuple(replace(r, registered=tuple(sorted(found.get(r.name, {}).items()))) for r in registries)
+
+
+def registry_sites(texts: dict[str, str | None],
+                   registries: tuple[Registry, ...]) -> tuple[tuple[str, int, str, str], ...]:
+    """Call sites the port cannot decide: (file, line, call text, why). A device argument that is no device
+    type name (a variable, another macro) and, for a registry whose pasted key has no PrivateUse1 form,
+    every CUDA site. Calls inside a #define (a forwarding macro passing its parameter on) are not sites."""
+    found = []
+    for rel, line, reg, args, shown in _calls(texts, registries):
+        arg = args[reg.index]
+        existing = dict(reg.registered).get(args[0]) if reg.index > 0 else None
+        if arg == "CUDA" and existing:
+            found.append((rel, line, shown, f"kept as CUDA: the project already registers {args[0]} for "
+                                            f"PrivateUse1 ({existing}); converted, it would register it twice"))
+        elif arg not in DEVICE_TYPES:
+            found.append((rel, line, shown, f"device argument '{arg}' of {reg.name} is no device type name; "
+                                            f"the port cannot tell whether it is CUDA ({reg.where} makes "
+                                            f"{reg.how} from it)"))
+        elif arg == "CUDA" and not reg.decided:
+            found.append((rel, line, shown, f"{reg.name} pastes its device into {reg.how} ({reg.where}); "
+                                            "that key has no known PrivateUse1 form, so CUDA is kept"))
     return tuple(found)
 
 
@@ -245,7 +266,11 @@ def registry_use(text: str, registries: tuple[Registry, ...]) -> str:
 
 def registry_pattern(reg: Registry) -> str:
     """A call site of ``reg`` whose device argument is CUDA: group 1 is everything before the argument."""
-    return rf"(\b{re.escape(reg.name)}\s*\((?:{_ARG},){{{reg.index}}}\s*)CUDA(?=\s*[,)])"
+    skip = ""
+    if reg.registered and reg.index > 0:
+        keys = "|".join(sorted(re.escape(k) for k, _ in reg.registered))
+        skip = rf"(?!\s*(?:{keys})\s*,)"
+    return rf"(\b{re.escape(reg.name)}\s*\({skip}(?:{_ARG},){{{reg.index}}}\s*)CUDA(?=\s*[,)])"
 
 
 def undecided_pattern(reg: Registry) -> str:
