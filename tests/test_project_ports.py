@@ -139,6 +139,15 @@ def test_validate_uses_the_roots_the_port_found(ported_bare: Path, tmp_path: Pat
     assert f"-I{ported_bare / TREE / 'polyops/csrc/common/musa'}" in flags
 
 
+@pytest.mark.shared
+def test_the_port_without_declared_roots_compiles(ported_bare: Path, ported_260: Path) -> None:
+    """The renamed "box_area_musa_kernel.muh" compiles because its folder is an include root of the port."""
+    result = musaport("validate", "--compile", "--out", str(ported_bare), "--torch", str(ported_260), "-j", "1",
+                      "*.mu", "polyops/csrc/core/box_area.cpp", "polyops/csrc/core/rotated_nms.cpp", "*/musaops.cpp")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sum(ln.startswith("PASS ") for ln in result.stdout.splitlines()) == 5, result.stdout
+
+
 def test_an_unresolved_include_of_a_renamed_name_is_reported(tmp_path: Path) -> None:
     src = copy(tmp_path)
     (src / "setup.py").unlink()
