@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from musaport.cpp.parser import MASK
 from musaport.extension.includes import Include, blank, resolve
-from musaport.port.file import declared_names
+from musaport.cpp.declarations import declared_names
 from musaport.resources import data_dir, parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import rename_path, systematic
 
@@ -309,7 +309,7 @@ _LIBTORCH_API = frozenset({"cuda", "CUDA", "Cuda", "is_cuda", "kCUDA", "has_cuda
 def project_names(texts: dict[str, str | None]) -> dict[str, str]:
     """Identifiers with ``cuda`` (any case) that the project declares → their MUSA spelling.
 
-    Declarations are found as for PyTorch (``port.file.declared_names``:
+    Declarations are found as for PyTorch (``cpp.declarations.declared_names``:
     macros, types, functions, variables, parameters). Toolkit names and the
     names libtorch keeps (the keep-list) are not the project's, whatever the
     project re-declares.

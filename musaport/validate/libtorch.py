@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport import children
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.resources import user_cache
 
 # Of each wheel, the members the backend build needs.
@@ -156,7 +156,7 @@ def _download(requirements: list[str], dest: Path) -> list[Path]:
                                          "--quiet", "-d", str(dest), *requirements), cwd=dest)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["pip failed without a message"])[-1]
-        raise LoadError(f"pip download {' '.join(requirements)}: {last}")
+        raise ToolError(f"pip download {' '.join(requirements)}: {last}")
     return sorted(set(dest.glob("*.whl")) - before)
 
 
@@ -204,7 +204,7 @@ def _capability_flags(lib: Path) -> list[str]:
         return memo.read_text(encoding="utf-8").split()
     done = children.run(["readelf", "--dyn-syms", "-W", str(lib)], cwd=lib.parent)
     if done.returncode != 0:
-        raise LoadError(f"{lib}: readelf failed: {done.stderr.strip()[:200]}")
+        raise ToolError(f"readelf: {lib}: failed: {done.stderr.strip()[:200]}")
     flags = capability_flags(done.stdout)
     try:
         memo.write_text(" ".join(flags), encoding="utf-8")
