@@ -241,16 +241,22 @@ def with_packs(fn):
               help="YAML file with a 'stubs:' list, added to --exclude-stubs.")
 @click.option("--no-registration", is_flag=True,
               help="Port and list sources only: no operator model, RegisterMUSA.cpp or musa_functions.yaml.")
+@click.option("--on-collision", type=click.Choice(["error", "port", "project"]), default="error", show_default=True,
+              help="--src: a renamed output that is a file the project already has: stop, write the port over it, "
+                   "or keep the project's file (includes of the CUDA one then name it).")
 def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclude_ops, split, exclude_stubs,
-            exclude_stubs_file, no_registration) -> None:
+            exclude_stubs_file, no_registration, on_collision) -> None:
     """Port the CUDA parts of a PyTorch tree (or, with --src, of an extension project) into
     OUT/generated_cuda_compatible."""
     jobs = jobs or default_jobs()
     if src is not None:
         opts, config = _extension_run(pytorch_src, src, out, layout, rules, packs, jobs,
-                                      ops or exclude_ops or split or exclude_stubs or exclude_stubs_file)
+                                      ops or exclude_ops or split or exclude_stubs or exclude_stubs_file,
+                                      on_collision)
         report = _run_with_progress(opts, config, quiet)
     else:
+        if on_collision != "error":
+            fail("--on-collision goes with --src (an extension project's renamed files)")
         options = _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, not no_registration)
         opts, report = _pytorch_run(pytorch_src, out, layout, _packs(rules, packs), jobs, options, quiet)
     if not quiet:
@@ -302,7 +308,7 @@ def _refuse_other_tree(out: OutDir, bundled: Path) -> None:
              "(without --pytorch-src, run ports the bundled fixture tree)")
 
 
-def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registration_options):
+def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registration_options, collision="error"):
     """Options and config of ``run --src``: the selection is discovered, the extension packs are added."""
     from musaport.extension.generate import extension_options
 
@@ -312,7 +318,7 @@ def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registrati
         fail("--layout selects PyTorch folders; --src discovers the extension's CUDA sources itself")
     if registration_options:
         fail("--ops, --exclude-ops, --split and --exclude-stubs choose PyTorch's registration; --src generates none")
-    return extension_options(src, out, _packs(rules, packs, extension=True), jobs)
+    return extension_options(src, out, _packs(rules, packs, extension=True), jobs, collision)
 
 
 def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, registration=True):

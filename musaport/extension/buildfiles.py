@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport.extension.includes import follow_path, join
+from musaport.extension.pyeval import assignments, evaluate
 from musaport.port.file import FileResult, FileStatus, provenance, sha256
 from musaport.rewrite.apply import Finding
 from musaport.rewrite.transforms import rename_path
@@ -38,7 +39,8 @@ MUSA_BUILDER = "torch_musa.utils.musa_extension"
 MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtension", "CUDA_HOME": "MUSA_HOME"}
 # extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc'.
 COMPILER_KEYS = {"nvcc": "mcc"}
-_GUARD = re.compile(r"(?:(?<=-D)|\b)(WITH|USE)_CUDA\b")  # also in a -DWITH_CUDA flag
+# WITH_CUDA, USE_CUDA and a project's own <PREFIX>_WITH_CUDA, also in a -DWITH_CUDA flag.
+_GUARD = re.compile(r"(?:(?<=-D)|\b)((?:\w+_)?)(WITH|USE)_CUDA\b")
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
 _CMAKE_PREFIX = re.compile(
     r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
@@ -244,7 +246,7 @@ def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start
     if body in COMPILER_KEYS and (around[1] == ":" or around == ("[", "]")):
         new, rule = COMPILER_KEYS[body], "setup-compiler-key"
     elif _GUARD.search(body):
-        new, rule = _GUARD.sub(r"\1_MUSA", body), "build-with-musa"
+        new, rule = _GUARD.sub(r"\1\2_MUSA", body), "build-with-musa"
     elif len(quote) == 1 and not re.search(r"\s", body) and (in_path_call or "/" in body or _SOURCE.search(body)):
         new, rule = paths.rename(body, folder, loose=in_path_call), "build-source-paths"
     if new != body:
@@ -252,8 +254,6 @@ def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start
 
 
 _PATH_CALLS = frozenset({"join", "glob", "iglob", "Path", "PurePath", "PurePosixPath"})
-# Calls that, applied to __file__ or a folder variable, stand for the script's own folder.
-_FOLDER_CALLS = frozenset({"dirname", "abspath", "realpath", "Path", "resolve", "str"})
 
 
 def _path_arguments(tree: ast.AST) -> frozenset[tuple[int, int]]:
@@ -306,7 +306,7 @@ def _cmake_code(text: str) -> str:
 def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
     """One CMake argument: a guard macro, or a path (behind a source-dir variable or relative to the file)."""
     if _GUARD.search(value):
-        return _GUARD.sub(r"\1_MUSA", value), "build-with-musa"
+        return _GUARD.sub(r"\1\2_MUSA", value), "build-with-musa"
     if "${" in value and not _CMAKE_PREFIX.match(value):
         return value, ""
     prefix_m = _CMAKE_PREFIX.match(value)
@@ -337,13 +337,13 @@ def declared_include_dirs(root: Path, rel: str) -> list[str]:
 
 
 def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
-    """Paths in setup.py's ``include_dirs`` (keyword, assignment, append/extend), evaluated where simple."""
+    """Paths in setup.py's ``include_dirs`` (keyword, assignment, append/extend), evaluated as the build sees
+    them: relative to setup.py's folder (``pyeval``); what cannot be evaluated is left out."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return []
-    env = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
-           for t in n.targets if isinstance(t, ast.Name)}
+    env = assignments(tree)
     exprs: list[ast.expr] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "include_dirs":
@@ -353,41 +353,24 @@ def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
             if any(isinstance(t, ast.Name) and t.id.endswith("include_dirs") for t in targets):
                 exprs.append(node.value)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) and \
+                node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name) and \
                 node.func.value.id.endswith("include_dirs"):
-            exprs.extend(node.args)
+            exprs.extend(node.args[1:] if node.func.attr == "insert" else node.args)
     return [(None, v) for e in exprs for v in _paths(e, env, 0) if v is not None]
 
 
 def _paths(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> list[str | None]:
-    """The paths a simple expression stands for; a name of a folder variable counts as the script's folder."""
+    """The paths a list, a tuple, a sum of lists or one path expression stands for."""
     if depth > 8:
         return [None]
     if isinstance(expr, (ast.List, ast.Tuple)):
         return [p for e in expr.elts for p in _paths(e, env, depth + 1)]
-    return [_path(expr, env, depth)]
-
-
-def _path(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> str | None:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return expr.value
-    if isinstance(expr, ast.Name):
-        return _path(env[expr.id], env, depth + 1) if expr.id in env and depth < 8 else ""
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
-        return _joined([_path(expr.left, env, depth + 1), _path(expr.right, env, depth + 1)])
-    if isinstance(expr, ast.Call) and _callee(expr.func) == "join":
-        return _joined([_path(a, env, depth + 1) for a in expr.args])
-    if isinstance(expr, ast.Call) and _callee(expr.func) in _FOLDER_CALLS:
-        return _path(expr.args[0], env, depth + 1) if _callee(expr.func) == "str" and expr.args else ""
-    if isinstance(expr, ast.Attribute) and expr.attr == "parent":
-        return ""
-    return None
-
-
-def _joined(parts: list[str | None]) -> str | None:
-    if any(p is None for p in parts):
-        return None
-    return "/".join(p for p in parts if p) or "."  # type: ignore[misc]
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and \
+            any(isinstance(side, (ast.List, ast.Tuple)) for side in (expr.left, expr.right)):
+        return _paths(expr.left, env, depth + 1) + _paths(expr.right, env, depth + 1)
+    if isinstance(expr, ast.Name) and isinstance(env.get(expr.id), (ast.List, ast.Tuple)):
+        return _paths(env[expr.id], env, depth + 1)
+    return [evaluate(expr, env)]
 
 
 def _cmake_include_dirs(text: str, folder: str) -> list[tuple[str | None, str]]:

@@ -25,9 +25,12 @@ from typing import Iterator
 from musaport.errors import LoadError
 from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
 from musaport.extension.includes import Include, blank, resolve, scan_includes
+from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence,
+                                        project_names, project_rename, registry_macros, registry_sites,
+                                        registry_use, uses, with_existing)
 from musaport.port.layout import Folder, Found, Layout, Skipped
 from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.transforms import rename_dirs, rename_path
+from musaport.rewrite.transforms import rename_dirs, systematic
 
 CUDA_SUFFIXES = (".cu", ".cuh")
 MUSA_SUFFIXES = (".mu", ".muh")
@@ -79,16 +82,33 @@ class Discovery:
     roots: tuple[str, ...]
     files: frozenset[str]
     includes: tuple[tuple[str, tuple[Include, ...]], ...]
+    # What the project decides for itself (extension.project): includes found by their trailing path
+    # components, its CUDA-named identifiers, its device-registry macros, files with MUSA code of their own.
+    inferred: tuple[Inferred, ...] = ()
+    names: tuple[tuple[str, str], ...] = ()
+    registries: tuple[Registry, ...] = ()
+    musa_aware: tuple[tuple[str, int, str], ...] = ()
+    # A renamed output that is a file of the project, which --on-collision said to keep: source → that file.
+    kept_own: tuple[tuple[str, str], ...] = ()
+    undecided: tuple[tuple[str, int, str, str], ...] = ()  # registry call sites: (file, line, call, why)
+    # Project names kept because the project already defines their MUSA spelling: (old, new, where).
+    name_clashes: tuple[tuple[str, str, str], ...] = ()
 
     def renames(self) -> dict[str, str]:
-        """Source path → ported path, for every selected file whose path changes."""
-        return {p.rel: p.out for p in self.picked if p.out != p.rel}
+        """Source path → ported path, for every selected file whose path changes (and every file whose port
+        the project's own file replaces: its includes name that file)."""
+        return {p.rel: p.out for p in self.picked if p.out != p.rel} | dict(self.kept_own)
 
     def digest(self) -> str:
         """Everything the selection decided, for the cache key: a rename change re-ports."""
         doc = {"picked": [[p.rel, p.out, p.copy_only] for p in self.picked], "roots": list(self.roots),
                "build": list(self.build_files), "skipped": [[s.rel, s.reason] for s in self.skipped],
-               "includes": [[rel, [i.spelling for i in incs]] for rel, incs in self.includes]}
+               "includes": [[rel, [i.spelling for i in incs]] for rel, incs in self.includes],
+               "inferred": [list(map(str, (i.includer, i.line, i.spelling, i.target, i.note))) for i in self.inferred],
+               "names": [list(n) for n in self.names], "registries": [list(map(str, r.__dict__.values()))
+                                                                      for r in self.registries],
+               "musa_aware": [list(map(str, m)) for m in self.musa_aware], "kept_own": [list(k) for k in self.kept_own],
+               "undecided": [list(map(str, u)) for u in self.undecided]}
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
     def layout(self) -> Layout:
@@ -102,8 +122,18 @@ class Discovery:
                       selected=tuple(sorted(found, key=lambda f: f.rel)) + self.skipped)
 
 
-def discover(root: Path, out: Path | None = None) -> Discovery:
-    """Select the CUDA sources of the extension tree ``root`` (``out`` is never looked into)."""
+COLLISION_CHOICES = ("error", "port", "project")
+
+
+def discover(root: Path, out: Path | None = None, collision: str = "error") -> Discovery:
+    """Select the CUDA sources of the extension tree ``root`` (``out`` is never looked into).
+
+    ``collision`` decides what happens when a renamed output is a file the
+    project already has (``torch_cuda_helper.hpp`` → ``torch_musa_helper.hpp``
+    beside the project's own): ``error`` stops with both names, ``port``
+    writes the port (it replaces the project's file in the MUSA build),
+    ``project`` keeps the project's file and includes of the CUDA one name it.
+    """
     if not root.is_dir():
         raise LoadError(f"{root}: --src is not a directory")
     files: list[str] = []
@@ -114,9 +144,42 @@ def discover(root: Path, out: Path | None = None) -> Discovery:
     includes = {rel: scan_includes(text) for rel, text in texts.items() if text is not None}
     builds = tuple(rel for rel in files if rel.rpartition("/")[2] in BUILD_FILES)
     roots = include_roots(root, files, builds)
-    picked, passed = _select(texts, includes, roots, frozenset(files))
+    every = frozenset(files)
+    would_rename = frozenset(rel for rel in texts if project_rename(rel) != rel)
+    added, inferred = infer_roots(includes, roots, every, would_rename)
+    roots = roots + added
+    names = project_names(texts)
+    clashes = defined_elsewhere(texts, names)  # the project already defines the MUSA name: keep the CUDA one
+    names = {k: v for k, v in names.items() if k not in clashes}
+    registries = with_existing(texts, registry_macros(texts))
+    picked, passed = _select(texts, includes, roots, every, names, registries)
+    picked, kept_own, passed = _collisions(root, picked, every, collision, passed)
+    aware = tuple((p.rel, *hit) for p in picked if (t := texts.get(p.rel)) and (hit := musa_evidence(t)))
     return Discovery(root, picked, tuple(sorted(skipped + passed, key=lambda s: s.rel)), builds, roots,
-                     frozenset(files), tuple((p.rel, includes.get(p.rel, ())) for p in picked))
+                     every, tuple((p.rel, includes.get(p.rel, ())) for p in picked), inferred,
+                     tuple(sorted(names.items())), registries, aware, kept_own, registry_sites(texts, registries),
+                     tuple((old, systematic(old), where) for old, where in sorted(clashes.items())))
+
+
+def _collisions(root: Path, picked: tuple[Picked, ...], files: frozenset[str], collision: str,
+                passed: list[Skipped]) -> tuple[tuple[Picked, ...], tuple[tuple[str, str], ...], list[Skipped]]:
+    """A renamed output that lands on a file the project has: an error naming both, or --on-collision's pick."""
+    moved = {p.rel for p in picked if p.out != p.rel}
+    clashes = [p for p in picked if p.out != p.rel and p.out in files and p.out not in moved]
+    if not clashes:
+        return picked, (), passed
+    if collision == "error":
+        p = clashes[0]
+        more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+        raise LoadError(f"{root / p.rel}: its port {p.out} would overwrite the project's own {root / p.out}{more}; "
+                        "choose with --on-collision port (the port replaces it) or project (keep the project's)")
+    if collision == "port":
+        return picked, (), passed
+    gone = {p.rel for p in clashes}
+    kept = [Skipped(p.rel, f"not ported: the project's own {p.out} takes its place (--on-collision project)")
+            for p in clashes]
+    return (tuple(p for p in picked if p.rel not in gone), tuple((p.rel, p.out) for p in clashes),
+            passed + kept)
 
 
 def walk(root: Path, out: Path | None = None, start: str = "") -> Iterator[str | Skipped]:
@@ -195,8 +258,11 @@ _DELIMITERS = "<>\""
 
 
 def _select(texts: dict[str, str | None], includes: dict[str, tuple[Include, ...]], roots: tuple[str, ...],
-            files: frozenset[str]) -> tuple[tuple[Picked, ...], list[Skipped]]:
-    """Pick by suffix, folder and code; then, until nothing changes, every file including a renamed one."""
+            files: frozenset[str], names: dict[str, str] | None = None,
+            registries: tuple[Registry, ...] = ()) -> tuple[tuple[Picked, ...], list[Skipped]]:
+    """Pick by suffix, folder and code; then, until nothing changes, every file including a renamed one;
+    and every file using a project name the port renames (``names``), or its call would name nothing."""
+    names = names or {}
     vocabulary = _vocabulary()
     picked: dict[str, Picked] = {}
     rest: dict[str, str] = {}
@@ -204,7 +270,11 @@ def _select(texts: dict[str, str | None], includes: dict[str, tuple[Include, ...
         reason = _reason(rel, text, vocabulary)
         if reason:
             copy = rel.endswith(MUSA_SUFFIXES)
-            picked[rel] = Picked(rel, rename_dirs(rel) if copy else rename_path(rel), copy, reason)
+            picked[rel] = Picked(rel, rename_dirs(rel) if copy else project_rename(rel), copy, reason)
+        elif rel.endswith(CHECKED_SUFFIXES) and text is not None and (used := uses(text, names)):
+            picked[rel] = Picked(rel, project_rename(rel), False, f"uses {used}, a project name the port renames")
+        elif rel.endswith(CHECKED_SUFFIXES) and text is not None and (used := registry_use(text, registries)):
+            picked[rel] = Picked(rel, project_rename(rel), False, f"registers for CUDA with {used}")
         elif rel.endswith(CHECKED_SUFFIXES):
             rest[rel] = "no CUDA or PyTorch-CUDA API in its code"
     changed = True
@@ -214,7 +284,8 @@ def _select(texts: dict[str, str | None], includes: dict[str, tuple[Include, ...
         for rel in sorted(rest):
             hit = next((i for i in includes.get(rel, ()) if resolve(i, rel, roots, files) in renamed), None)
             if hit is not None:
-                picked[rel] = Picked(rel, rename_path(rel), False, f"includes {hit.spelling}, which the port renames")
+                picked[rel] = Picked(rel, project_rename(rel), False,
+                                     f"includes {hit.spelling}, which the port renames")
                 del rest[rel]
                 changed = True
     skipped = [Skipped(rel, why) for rel, why in sorted(rest.items())]

@@ -16,6 +16,7 @@ from pathlib import Path
 from musaport.extension.buildfiles import Paths, port_build_file
 from musaport.extension.discover import Discovery, discover
 from musaport.extension.includes import follow_rules, include_tables
+from musaport.extension.rules import guard_existing_musa, project_rules
 from musaport.jsoncache import stamps_digest
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import header
@@ -34,10 +35,13 @@ class ExtensionFiles:
     discovery: Discovery
 
     def extra_rules(self) -> list[Rule]:
-        """The include rename map of this tree, as rules in include context."""
+        """The include rename map of this tree, as rules in include context, then what the project decides
+        for itself (extension.project: its names, its registry macros, the includes found by their trailing
+        path, the files with MUSA code of their own), as rules and flags."""
         d = self.discovery
-        return follow_rules(include_tables(d.includes, d.renames(), d.roots, d.files),
-                            f"{d.root}: computed from the discovered files")
+        where = f"{d.root}: computed from the discovered files"
+        return follow_rules(include_tables(d.includes, d.renames(), d.roots, d.files), where) + \
+            project_rules(d, where)
 
     def describe(self, source: Path, layout: Layout) -> str:
         """The build files' stamps (``jsoncache.stamp``): a changed setup.py is ported again."""
@@ -82,12 +86,17 @@ def extension_config(opts: Options, discovery: Discovery) -> Config:
     roots, each file's includes), so the cache key changes whenever the
     rename map does, and every file is ported again with the new map.
     """
-    return load_config(opts, discovery.layout())
+    config = load_config(opts, discovery.layout())
+    # A file with a MUSA branch of its own is taken out of the rules that would bypass it; the key already
+    # differs (the discovery, and so the layout digest, lists those files).
+    return replace(config, rules=guard_existing_musa(config.rules, discovery))
 
 
-def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int) -> tuple[Options, Config]:
-    """Options and config of ``musaport run --src SOURCE``; a bad tree is a LoadError."""
-    discovery = discover(source, out)
+def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int,
+                      collision: str = "error") -> tuple[Options, Config]:
+    """Options and config of ``musaport run --src SOURCE``; a bad tree (or a renamed output landing on a
+    project file, unless ``collision`` picks which wins) is a LoadError."""
+    discovery = discover(source, out, collision)
     # The layout is discovered, not read from a file: ``layout`` names the tree it was discovered in.
     opts = Options(source=source, out=out, layout=source, packs=packs, jobs=jobs,
                    generation=ExtensionFiles(discovery))

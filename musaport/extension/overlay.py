@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from musaport.extension.buildfiles import BUILD_FILES
-from musaport.extension.discover import SOURCE_SUFFIXES, include_roots, walk
+from musaport.extension.discover import SOURCE_SUFFIXES, discover, walk
 from musaport.outdir import write_atomic
 from musaport.rewrite.transforms import rename_dirs
 
@@ -27,12 +27,13 @@ def overlay_flags(tree: Path, source: Path, ported: set[str], dest: Path) -> lis
     shown = sorted(f for f in files if f.endswith(SOURCE_SUFFIXES) and f not in ported and not (tree / f).exists())
     write_atomic(dest, (json.dumps(vfs_overlay(tree, source, shown), indent=1) + "\n").encode())
     builds = tuple(f for f in files if f.rpartition("/")[2] in BUILD_FILES)
+    # The roots the port used: declared ones, and those found by an include's trailing path (discover).
     roots = [tree / rename_dirs(f"{r}/x").rpartition("/")[0] if r else tree
-             for r in include_roots(source, files, builds)]
+             for r in discover(source, tree.parent, "port").roots]
     return ["-ivfsoverlay", str(dest), *[f"-I{r}" for r in roots], *build_defines(tree, builds)]
 
 
-_GUARD = re.compile(r"(?:(?<=-D)|\b)(?:WITH|USE)_MUSA\b")
+_GUARD = re.compile(r"(?:(?<=-D)|\b)(?:\w+_)?(?:WITH|USE)_MUSA\b")
 
 
 def build_defines(tree: Path, builds: tuple[str, ...]) -> list[str]:

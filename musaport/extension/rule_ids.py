@@ -1,8 +1,11 @@
 """The rule ids ``run --src`` makes by code, declared for ``musaport rules explain`` (``rewrite.registry``).
 
-The build files are rewritten and reviewed by code (``buildfiles``), and the
-include renames are rules computed from the discovered files (``includes``);
-their ids appear in the porting report like any pack rule's.
+The build files are rewritten and reviewed by code (``buildfiles``), the
+include renames are rules computed from the discovered files (``includes``),
+and what the project decides for itself (its names, registry macros, include
+roots found by trailing path, files with a MUSA branch) becomes rules and
+flags of the run (``extension.rules``); their ids appear in the porting
+report like any pack rule's.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from musaport.extension.includes import RULE_ID
 from musaport.rewrite.registry import CodeRule
 
 _BUILD = "musaport/extension/buildfiles.py (run --src: setup.py and CMakeLists.txt)"
+_PROJECT = "musaport/extension/rules.py (run --src: computed from the project's own sources, extension/project.py)"
 
 CODE_RULES: tuple[CodeRule, ...] = (
     *(CodeRule(f.id, "flag", f.message, _BUILD, f.pattern.pattern) for f in (*CMAKE_FLAGS, TORCH_CUDA, CUDA_ENV,
@@ -28,6 +32,29 @@ CODE_RULES: tuple[CodeRule, ...] = (
              _BUILD, "-DWITH_CUDA", "-DWITH_MUSA"),
     CodeRule("build-source-paths", "edit", "A build file names each source by the path the port gives it.", _BUILD,
              "csrc/cuda/kernel.cu", "csrc/musa/kernel.mu"),
+    CodeRule("project-cuda-names", "names", "Identifiers the project declares with 'cuda' in them are renamed like "
+             "its files, declaration and use alike, in every ported file.", _PROJECT,
+             "at::Tensor rotated_nms_cuda(const at::Tensor& boxes);",
+             "at::Tensor rotated_nms_musa(const at::Tensor& boxes);"),
+    CodeRule("project-registry-undecided*", "flag", "A call of a project device-registry macro the port cannot "
+             "decide (a device argument that is no device type name, a pasted key with no PrivateUse1 form, an "
+             "operator the project already registers for PrivateUse1): kept as written.", _PROJECT,
+             "POLY_REGISTER_IMPL(op, SOME_DEVICE, impl)"),
+    CodeRule("project-registry-*", "regex", "A project macro that pastes its device argument into a device type "
+             "or dispatch key (at::k##DEV, DeviceType::DEV, DispatchKey::Autograd##DEV) registers per device: "
+             "its CUDA call sites name PrivateUse1 (one rule per macro, named after it).", _PROJECT,
+             "POLY_REGISTER_IMPL(box_area_impl, CUDA, box_area_cuda);",
+             "POLY_REGISTER_IMPL(box_area_impl, PrivateUse1, box_area_musa);"),
+    CodeRule("project-name-kept*", "flag", "A project name whose MUSA spelling the project already defines by "
+             "hand keeps its CUDA spelling; each use is reported.", _PROJECT, "rotated_nms_cuda"),
+    CodeRule("include-found-by-path*", "flag", "An include no declared include root finds, matched by its "
+             "trailing path to exactly one project file: followed, and its folder added to the include roots.",
+             _PROJECT, '#include "box_area_cuda_kernel.cuh"'),
+    CodeRule("include-unresolved*", "flag", "An include of a name the port renames that resolves nowhere (or in "
+             "several files): it cannot be followed.", _PROJECT, '#include "old/box_area_cuda_kernel.cuh"'),
+    CodeRule("existing-musa-branch*", "flag", "In a file with MUSA code of its own, CUDA device checks, guards "
+             "and registrations stay as they are, so MUSA tensors still reach that branch.", _PROJECT,
+             "if (x.is_cuda()) { ... } else if (x.device().type() == at::kPrivateUse1) { ... }"),
     CodeRule(f"{RULE_ID}*", "names", "This project's includes of a file the port renames must name the renamed "
              "file (one rule per group of files that resolve includes alike: -2, -3, ... after the first).",
              "musaport/extension/includes.py (run --src: computed from the discovered files)",

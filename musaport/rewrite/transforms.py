@@ -106,7 +106,17 @@ def _rename_part(part: str, last: bool) -> str:
     return stem + (dot + ext if dot else "")
 
 
+_MUSA_WORD = re.compile(r"musa|Musa|MUSA")
+
+
+def cuda_spelling(name: str) -> str:
+    """The CUDA word back in a name the port spelled with MUSA (``getCurrentMUSABlasHandle`` →
+    ``getCurrentCUDABlasHandle``): for an optional pack whose target keeps PyTorch's spelling."""
+    return _MUSA_WORD.sub(lambda m: {"musa": "cuda", "Musa": "Cuda", "MUSA": "CUDA"}[m.group(0)], name)
+
+
 TRANSFORMS: dict[str, Callable[[str], str]] = {
     "systematic": systematic,
     "rename_path": rename_path,
+    "cuda_spelling": cuda_spelling,
 }
