@@ -161,6 +161,7 @@ class BuildEnv:
     libtorch: Libtorch
     jobs: int
     link_extra: tuple[str, ...] = ()  # more link flags (the Python device: -Bsymbolic-functions)
+    builder: object | None = None  # a CMakeBuilder (the Python device); None: g++ and the object cache
 
     @property
     def view(self) -> Path:
@@ -208,7 +209,10 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         generated = _generated_sources(env, plan, model, chosen, failed)
         sources = [env.view / rel for rel in sorted(plan.needs) if rel not in failed and _wanted(plan, rel, failed)]
         log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
-        built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
+        if env.builder is not None:
+            built = env.builder.compile(sources, generated)
+        else:
+            built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
         for b in built:  # an object compiled in an earlier round counts as compiled, not reused
             seen[b.source] = b if b.source not in seen or not b.reused else seen[b.source]
         broken = next((b for b in built if b.obj is None and b.source in generated), None)
@@ -218,7 +222,11 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         if newly:
             failed.update(newly)
             continue
-        library, refs = _link(env, [b.obj for b in built if b.obj is not None])
+        if env.builder is not None:
+            library, refs, last = env.builder.link([b.obj for b in built if b.obj is not None], env.state / LIBRARY)
+            refs = refs or ({} if library else {last: set()})
+        else:
+            library, refs = _link(env, [b.obj for b in built if b.obj is not None])
         if library is not None:
             return library, [], list(seen.values())
         missing = sorted(refs)
@@ -322,7 +330,7 @@ def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, se
     return None, refs or {(done.stderr.strip().splitlines() or ["link failed"])[-1]: set()}
 
 
-_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(/\S+\.o): in function")
+_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(\S+\.o): in function")
 
 
 def undefined_references(stderr: str) -> dict[str, set[Path]]:
