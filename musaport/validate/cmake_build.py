@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,12 +49,12 @@ class CMakeBuilder:
     """Compile and link rounds of one library in ``state`` (``state/build`` is CMake's build folder)."""
 
     def __init__(self, state: Path, out_root: Path, view: Path, common_flags: list[str], mu_flags: list[str],
-                 link_options: list[str], link_libraries: list[str], whole: bool, jobs: int, log=print) -> None:
+                 link_options: list[str], link_libraries: list[str], whole: bool, jobs: int) -> None:
         self.state, self.out_root, self.view = state, out_root, view
         self.build = state / "build"
         self.common_flags, self.mu_flags = common_flags, mu_flags
         self.link_options, self.link_libraries = link_options, link_libraries
-        self.whole, self.jobs, self.log = whole, jobs, log
+        self.whole, self.jobs = whole, jobs
         self.cmake, self.ninja, self.ccache = tool("cmake"), tool("ninja"), tool("ccache")
         if self.cmake is None or self.ninja is None:
             raise LoadError("the musa device is built with CMake and Ninja: pip install cmake ninja")
@@ -105,7 +106,7 @@ class CMakeBuilder:
                "-DCMAKE_CXX_FLAGS="]
         if self.ccache:
             cmd.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={self.ccache}")
-        done = children.run(cmd, cwd=self.state) if not self.ccache else _run_env(cmd, self.state, self.environment())
+        done = _run_env(cmd, self.state, self.environment())
         if done.returncode != 0:
             raise LoadError(f"{self.state / 'CMakeLists.txt'}: cmake failed: {_last(done)}")
         self.configured = True
@@ -190,9 +191,8 @@ def _quoted(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace(";", "\\;")
 
 
-def _run_env(cmd: list[str], cwd: Path, env: dict[str, str]):
-    import subprocess
-
+def _run_env(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``cmd`` with ccache's variables, dying with this process (as every child of musaport)."""
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                           preexec_fn=children.die_with_parent)
 
