@@ -155,3 +155,21 @@ def test_ninja_failures_give_each_object_its_first_error() -> None:
         "CMakeFiles/musaport_objects.dir/cpu/b.mu.o": "b.mu:3:1: error: 'x' was not declared in this scope",
         "CMakeFiles/musaport_objects.dir/cpu/c.cpp.o": "c.cpp:1:1: error: expected ';'",
     }
+
+
+def test_a_file_that_does_not_compile_takes_out_only_its_operators(ported_260: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(ported_260, out, symlinks=True)
+    broken = OutDir(out).tree / "aten/src/ATen/native/musa/TriangularOps.mu"
+    broken.write_text(broken.read_text(encoding="utf-8") + "\nthis is not C++;\n", encoding="utf-8")
+    # The M1 selection: every object but the broken one and the smaller registration is in ccache already.
+    build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
+    tril = build.operators["tril"]
+    assert tril.status == "build-error" and tril.file == "aten/src/ATen/native/musa/TriangularOps.mu", tril
+    assert "TriangularOps.mu" in tril.error and "error" in tril.error
+    assert build.operators["triu_"].status == "build-error"  # the same file
+    assert {n for n, o in build.operators.items() if o.status == "built"} >= {"abs.out", "sum.dim_IntList", "add.Tensor"}
+    assert build.library is not None, build.figures
+    done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+                          "musaport_loader.load(sys.argv[1]); print(torch.abs(torch.tensor([-2.0]).to('musa')).item())")
+    assert done.returncode == 0 and done.stdout.strip() == "2.0", done.stderr[-2000:]
