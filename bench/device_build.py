@@ -7,9 +7,10 @@ Measures, in one invocation, on a port of PyTorch 2.6.0 (``--out`` of a
     temporary folder): every file compiled;
   - warm in another folder: a second copy of the port, the same ccache: what a
     CI run or a second ``--out`` pays (CMake's configure, ccache answering);
-  - one ported file changed: a comment appended to ``--touch`` (a ported kernel,
-    default ``AbsKernel.mu``) in the first copy, then the build again: Ninja
-    recompiles that file only and links.
+  - one ported file changed: a line of code appended to ``--touch`` (a ported
+    kernel, default ``AbsKernel.mu``; a comment would not do, ccache's
+    preprocessor mode sees through it) in the first copy, then the build
+    again: Ninja recompiles that file only and links.
 It prints wall and CPU seconds (this process and every compiler it ran), the
 objects, the compiler runs and the load average at start and end; on a shared
 machine compare CPU seconds, not wall times across runs.
@@ -62,19 +63,22 @@ def main() -> int:
     parser.add_argument("--whole", action="store_true", help="every registered operator, the whole build lists")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--touch", default="aten/src/ATen/native/musa/AbsKernel.mu")
+    parser.add_argument("--keep-ccache", action="store_true",
+                        help="skip the cold build: use the user's ccache as it is (warm and one-file figures only)")
     args = parser.parse_args()
     ops = None if args.whole else tuple(args.ops.split(","))
     print(f"load average at start: {os.getloadavg()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="musaport-bench-") as tmp:
-        os.environ["CCACHE_DIR"] = str(Path(tmp) / "ccache")  # an empty compiler cache: cold
+        if not args.keep_ccache:
+            os.environ["CCACHE_DIR"] = str(Path(tmp) / "ccache")  # an empty compiler cache: cold
         first, second = Path(tmp) / "a", Path(tmp) / "b"
         for copy in (first, second):
             shutil.copytree(args.out, copy, symlinks=True, ignore=shutil.ignore_patterns("device"))
-        measure("cold", first, ops, args.jobs)
+        measure("warm, a fresh --out" if args.keep_ccache else "cold", first, ops, args.jobs)
         measure("warm, another --out", second, ops, args.jobs)
         touched = OutDir(first).tree / args.touch
-        with touched.open("a", encoding="utf-8") as f:
-            f.write("\n// touched by bench/device_build.py\n")
+        with touched.open("a", encoding="utf-8") as f:  # code, not a comment: ccache would see through that
+            f.write(f"\nnamespace {{ [[maybe_unused]] int musaport_bench_touch = {time.time_ns()}; }}\n")
         measure(f"one file changed ({touched.name})", first, ops, args.jobs)
     print(f"load average at end: {os.getloadavg()}", flush=True)
     return 0

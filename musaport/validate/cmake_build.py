@@ -49,12 +49,12 @@ class CMakeBuilder:
     """Compile and link rounds of one library in ``state`` (``state/build`` is CMake's build folder)."""
 
     def __init__(self, state: Path, out_root: Path, view: Path, common_flags: list[str], mu_flags: list[str],
-                 link_options: list[str], link_libraries: list[str], whole: bool, jobs: int) -> None:
+                 link_options: list[str], link_libraries: list[str], whole: bool, jobs: int, log=print) -> None:
         self.state, self.out_root, self.view = state, out_root, view
         self.build = state / "build"
         self.common_flags, self.mu_flags = common_flags, mu_flags
         self.link_options, self.link_libraries = link_options, link_libraries
-        self.whole, self.jobs = whole, jobs
+        self.whole, self.jobs, self.log = whole, jobs, log
         self.cmake, self.ninja, self.ccache = tool("cmake"), tool("ninja"), tool("ccache")
         if self.cmake is None or self.ninja is None:
             raise LoadError("the musa device is built with CMake and Ninja: pip install cmake ninja")
@@ -63,6 +63,15 @@ class CMakeBuilder:
         self.configured = False
         self._inputs: tuple[list[Path], list[Path]] = ([], [])
         self.compiled = 0  # compiler runs Ninja started (ccache may have answered some)
+
+    def _progress(self, line: str) -> None:
+        """Ninja's ``[n/N]`` lines, passed on every 25 compiles and at the last."""
+        step = _PROGRESS.match(line)
+        if step is None or "Building CXX object" not in line:
+            return
+        done, total = map(int, step.group(0).strip(" []").split("/"))
+        if done % 25 == 0 or done == total:
+            self.log(f"musaport: compiled {done} of {total}")
 
     # --- inputs ---------------------------------------------------------------------------------
 
@@ -121,7 +130,8 @@ class CMakeBuilder:
         self._inputs = (selected, generated)
         self.write_inputs(selected, generated)
         self.configure()
-        done = _run_env([self.ninja, "-k", "0", f"-j{max(1, self.jobs)}", OBJECTS], self.build, self.environment())
+        done = _run_env([self.ninja, "-k", "0", f"-j{max(1, self.jobs)}", OBJECTS], self.build, self.environment(),
+                        self._progress)
         self.compiled += done.stdout.count("Building CXX object")
         failures = ninja_failures(done.stdout)
         if done.returncode != 0 and not failures:
@@ -191,10 +201,21 @@ def _quoted(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace(";", "\\;")
 
 
-def _run_env(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``cmd`` with ccache's variables, dying with this process (as every child of musaport)."""
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                          preexec_fn=children.die_with_parent)
+def _run_env(cmd: list[str], cwd: Path, env: dict[str, str], on_line=None) -> subprocess.CompletedProcess[str]:
+    """``cmd`` with ccache's variables, dying with this process (as every child of musaport); each line
+    of its output also goes to ``on_line`` as it comes (Ninja's ``[n/N]`` progress)."""
+    if on_line is None:
+        return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                              preexec_fn=children.die_with_parent)
+    with subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=children.die_with_parent) as proc:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            on_line(line)
+        stderr = proc.stderr.read()
+        proc.wait()
+    return subprocess.CompletedProcess(cmd, proc.returncode, "".join(lines), stderr)
 
 
 def _last(done) -> str:

@@ -132,7 +132,7 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
     flags = backend.BuildEnv(out, source, state, torch, jobs).common_flags
     link_libs = backend.BuildEnv(out, source, state, torch, jobs).link_libs()
     builder = CMakeBuilder(state, out.root, view, flags, backend.MU_FLAGS,
-                           ["-Wl,--no-undefined", "-Wl,--no-demangle", *LINK_FLAGS], link_libs, whole, jobs)
+                           ["-Wl,--no-undefined", "-Wl,--no-demangle", *LINK_FLAGS], link_libs, whole, jobs, progress)
     build_env = backend.BuildEnv(out, source, state, torch, jobs, LINK_FLAGS, builder)
     failed: dict[str, str] = {}
     progress(f"musaport: building the musa device: {len(units)} operators, {len(plan.needs)} ported sources")
