@@ -173,3 +173,16 @@ def test_a_file_that_does_not_compile_takes_out_only_its_operators(ported_260: P
     done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
                           "musaport_loader.load(sys.argv[1]); print(torch.abs(torch.tensor([-2.0]).to('musa')).item())")
     assert done.returncode == 0 and done.stdout.strip() == "2.0", done.stderr[-2000:]
+
+
+def test_a_large_registration_is_split_into_stable_shards() -> None:
+    from musaport.validate.backend import SHARD_AT, registration_shards
+
+    few = [f"op{i}" for i in range(SHARD_AT)]
+    assert registration_shards(few) == {0: few}
+    many = [f"op{i}" for i in range(1200)]
+    shards = registration_shards(many)
+    assert len(shards) > 8 and sorted(n for chunk in shards.values() for n in chunk) == sorted(many)
+    fewer = registration_shards([n for n in many if n != "op7"])  # an operator leaves the build
+    changed = [i for i in shards if shards[i] != fewer.get(i)]
+    assert len(changed) == 1 and "op7" in shards[changed[0]]

@@ -29,6 +29,7 @@ import json
 import re
 import subprocess
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -302,12 +303,33 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
     gen = env.state / "gen"
-    registration = gen / "RegisterMUSA_backend.cpp"
-    write_atomic(registration, registration_source(model, names, env.rules).encode())
+    registrations = []
+    shards = registration_shards(names)
+    for i, chunk in shards.items():
+        registrations.append(gen / (f"RegisterMUSA_backend_{i:02}.cpp" if len(shards) > 1 else "RegisterMUSA_backend.cpp"))
+        write_atomic(registrations[-1], registration_source(model, chunk, env.rules).encode())
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
-    return [registration, *adapters]
+    return [*registrations, *adapters]
+
+
+# A registration of more operators than this is split into SHARDS files (the whole port's is 48,000
+# lines): they compile in parallel, and an operator that leaves the build recompiles only its shard.
+SHARD_AT = 128
+SHARDS = 16
+
+
+def registration_shards(names: list[str]) -> dict[int, list[str]]:
+    """Shard number -> its operators: one shard, or (above SHARD_AT) up to SHARDS by a stable hash of each
+    name, so an operator stays in its shard whatever else is registered. Every shard is a complete
+    registration file: its wrappers and helpers are file-local, its dispatch-key API its own operators'."""
+    if len(names) <= SHARD_AT:
+        return {0: list(names)}
+    shards: dict[int, list[str]] = {}
+    for name in names:
+        shards.setdefault(zlib.crc32(name.encode()) % SHARDS, []).append(name)
+    return dict(sorted(shards.items()))
 
 
 def _blocked(plan: Plan, sample: str, failed: dict[str, str]) -> str:
