@@ -308,6 +308,8 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for i, chunk in shards.items():
         registrations.append(gen / (f"RegisterMUSA_backend_{i:02}.cpp" if len(shards) > 1 else "RegisterMUSA_backend.cpp"))
         write_atomic(registrations[-1], registration_source(model, chunk, env.rules).encode())
+    for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
+        stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
