@@ -26,10 +26,9 @@ import sys
 from pathlib import Path
 
 from musaport import children
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.outdir import write_atomic
-from musaport.resources import user_cache
-from musaport.templates import render_template
+from musaport.resources import render_template, user_cache
 from musaport.validate.cpu_link import link_flags
 from musaport.validate.objects import Built, first_error
 
@@ -117,7 +116,7 @@ class CMakeBuilder:
             cmd.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={self.ccache}")
         done = _run_env(cmd, self.state, self.environment())
         if done.returncode != 0:
-            raise LoadError(f"{self.state / 'CMakeLists.txt'}: cmake failed: {_last(done)}")
+            raise ToolError(f"cmake: {self.state / 'CMakeLists.txt'}: {_last(done)}")
         self.configured = True
 
     # --- rounds ---------------------------------------------------------------------------------
@@ -135,7 +134,7 @@ class CMakeBuilder:
         self.compiled += done.stdout.count("Building CXX object")
         failures = ninja_failures(done.stdout)
         if done.returncode != 0 and not failures:
-            raise LoadError(f"{self.build}: ninja failed: {_last(done)}")
+            raise ToolError(f"ninja: {self.build}: {_last(done)}")
         sources = self.sources(selected, generated)
         built = []
         for source in sources:

@@ -66,7 +66,8 @@ from musaport.ops.emit_cmake import cmake_variables
 from musaport.ops.emit_registration import header
 from musaport.ops.model import operator_model
 from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
-from musaport.templates import render_template
+from musaport.port.request import run_layout
+from musaport.resources import render_template
 from musaport.validate import backend, cpu_view, libtorch, torchenv
 from musaport.validate.cmake_build import CMakeBuilder
 from musaport.validate.samples import Sample, load_catalog
@@ -120,7 +121,7 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
     for problem in cpu_view.refresh(out.tree, state / "cpu"):
         progress(f"musaport: warning: {problem.file}: launch not converted for the CPU build: {problem.error}")
     catalog = load_catalog()
-    model = operator_model(source, out, jobs=jobs)
+    model = operator_model(source, out, layout=run_layout(out), jobs=jobs)
     names = _selection(model, ops)
     units = [Sample(n, "", 1, (), (n,), "", "") for n in names if n in model.wrappers]
     plan = backend.plan_sources(model, out, catalog, units)
