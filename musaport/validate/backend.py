@@ -32,6 +32,7 @@ import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from functools import cached_property
 from pathlib import Path
 
@@ -65,13 +66,28 @@ MAX_ROUNDS = 8
 # The port's own registration files: the build registers its selection with a registration of its own.
 _REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
 _UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
-STATUSES = ("pass", "fail", "build-error", "skipped")
+
+
+class Status(str, Enum):
+    """The outcome of one sample (or one of its dtypes); the value is what the report says."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    BUILD_ERROR = "build-error"
+    SKIPPED = "skipped"
+    PENDING = "pending"  # not decided before the run: the driver runs the sample
+
+    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
+    __format__ = str.__format__
+
+
+STATUSES = (Status.PASS, Status.FAIL, Status.BUILD_ERROR, Status.SKIPPED)  # what a report can say
 
 
 @dataclass(frozen=True)
 class DtypeResult:
     dtype: str
-    status: str
+    status: Status
     max_error: float
     cases: int
     detail: str
@@ -82,7 +98,7 @@ class OpResult:
     """One sample: its status and why, and each dtype's figures."""
 
     op: str
-    status: str
+    status: Status
     reason: str = ""
     dtypes: tuple[DtypeResult, ...] = ()
 
@@ -117,7 +133,7 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
     results = [_result_without_run(s, plan, failed, missing, library) for s in chosen]
     driver = _driver(env, chosen, library) if library else None
     with ThreadPoolExecutor(max(1, jobs)) as pool:  # one process per sample, as many at once as --jobs
-        results = list(pool.map(lambda rs: rs[0] if rs[0].status != "pending" else run_sample(env, driver, rs[1]),
+        results = list(pool.map(lambda rs: rs[0] if rs[0].status != Status.PENDING else run_sample(env, driver, rs[1]),
                                 zip(results, chosen)))
     figures = {"seconds": round(time.monotonic() - started, 1), "objects": len(built),
                "compiled": sum(not b.reused for b in built), "reused": sum(b.reused for b in built),
@@ -387,14 +403,14 @@ def _result_without_run(s: Sample, plan: Plan, failed: dict[str, str], missing: 
     """build-error when the sample cannot run; 'pending' when the driver should run it."""
     blocked = _blocked(plan, s.name, failed)
     if blocked:
-        return OpResult(s.name, "build-error", f"{blocked}: {failed[blocked]}")
+        return OpResult(s.name, Status.BUILD_ERROR, f"{blocked}: {failed[blocked]}")
     if s.name in plan.unlinked:
-        return OpResult(s.name, "build-error", f"link: no ported file defines {plan.unlinked[s.name]}")
+        return OpResult(s.name, Status.BUILD_ERROR, f"link: no ported file defines {plan.unlinked[s.name]}")
     if library is None:
-        return OpResult(s.name, "build-error", "link: undefined " + ", ".join(demangle(m) for m in missing[:3]))
+        return OpResult(s.name, Status.BUILD_ERROR, "link: undefined " + ", ".join(demangle(m) for m in missing[:3]))
     if not plan.registered.get(s.name) and s.register is None:
-        return OpResult(s.name, "skipped", "the operator model registers no overload of it")
-    return OpResult(s.name, "pending")
+        return OpResult(s.name, Status.SKIPPED, "the operator model registers no overload of it")
+    return OpResult(s.name, Status.PENDING)
 
 
 def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
@@ -419,19 +435,19 @@ def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
 def run_sample(env: BuildEnv, driver: Path | None, s: Sample, timeout: float = 300) -> OpResult:
     """Run one sample in its own process, so a crash costs only that sample."""
     if driver is None:
-        return OpResult(s.name, "build-error", "no driver")
+        return OpResult(s.name, Status.BUILD_ERROR, "no driver")
     try:
         done = children.run([str(driver), s.name], cwd=env.state, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return OpResult(s.name, "fail", f"timed out after {timeout:.0f} s")
+        return OpResult(s.name, Status.FAIL, f"timed out after {timeout:.0f} s")
     rows = parse_rows(done.stdout)
     if done.returncode != 0 or len(rows) != len(s.dtypes):
         last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return OpResult(s.name, "fail", f"the driver stopped: {last[:300]}", tuple(rows))
-    bad = next((r for r in rows if r.status != "pass"), None)
+        return OpResult(s.name, Status.FAIL, f"the driver stopped: {last[:300]}", tuple(rows))
+    bad = next((r for r in rows if r.status != Status.PASS), None)
     if bad:
-        return OpResult(s.name, "fail", f"{bad.dtype}: {bad.detail}", tuple(rows))
-    return OpResult(s.name, "pass", "", tuple(rows))
+        return OpResult(s.name, Status.FAIL, f"{bad.dtype}: {bad.detail}", tuple(rows))
+    return OpResult(s.name, Status.PASS, "", tuple(rows))
 
 
 def parse_rows(stdout: str) -> list[DtypeResult]:
@@ -440,7 +456,7 @@ def parse_rows(stdout: str) -> list[DtypeResult]:
     for line in stdout.splitlines():
         if line.startswith("{"):
             d = json.loads(line)
-            rows.append(DtypeResult(d["dtype"], d["status"], float(d["max_error"]), int(d["cases"]), d["detail"]))
+            rows.append(DtypeResult(d["dtype"], Status(d["status"]), float(d["max_error"]), int(d["cases"]), d["detail"]))
     return rows
 
 
