@@ -29,6 +29,7 @@ import json
 import re
 import subprocess
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -174,6 +175,8 @@ class BuildEnv:
     state: Path
     libtorch: Libtorch
     jobs: int
+    link_extra: tuple[str, ...] = ()  # more link flags (the Python device: -Bsymbolic-functions)
+    builder: object | None = None  # a CMakeBuilder (the Python device); None: g++ and the object cache
 
     @property
     def view(self) -> Path:
@@ -221,7 +224,10 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         generated = _generated_sources(env, plan, model, chosen, failed)
         sources = [env.view / rel for rel in sorted(plan.needs) if rel not in failed and _wanted(plan, rel, failed)]
         log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
-        built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
+        if env.builder is not None:
+            built = env.builder.compile(sources, generated)
+        else:
+            built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
         for b in built:  # an object compiled in an earlier round counts as compiled, not reused
             seen[b.source] = b if b.source not in seen or not b.reused else seen[b.source]
         broken = next((b for b in built if b.obj is None and b.source in generated), None)
@@ -231,7 +237,11 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         if newly:
             failed.update(newly)
             continue
-        library, refs = _link(env, [b.obj for b in built if b.obj is not None])
+        if env.builder is not None:
+            library, refs, last = env.builder.link([b.obj for b in built if b.obj is not None], env.state / LIBRARY)
+            refs = refs or ({} if library else {last: set()})
+        else:
+            library, refs = _link(env, [b.obj for b in built if b.obj is not None])
         if library is not None:
             return library, [], list(seen.values())
         missing = sorted(refs)
@@ -307,12 +317,35 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
     gen = env.state / "gen"
-    registration = gen / "RegisterMUSA_backend.cpp"
-    write_atomic(registration, registration_source(model, names, env.rules).encode())
+    registrations = []
+    shards = registration_shards(names)
+    for i, chunk in shards.items():
+        registrations.append(gen / (f"RegisterMUSA_backend_{i:02}.cpp" if len(shards) > 1 else "RegisterMUSA_backend.cpp"))
+        write_atomic(registrations[-1], registration_source(model, chunk, env.rules).encode())
+    for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
+        stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
-    return [registration, *adapters]
+    return [*registrations, *adapters]
+
+
+# A registration of more operators than this is split into SHARDS files (the whole port's is 48,000
+# lines): they compile in parallel, and an operator that leaves the build recompiles only its shard.
+SHARD_AT = 128
+SHARDS = 16
+
+
+def registration_shards(names: list[str]) -> dict[int, list[str]]:
+    """Shard number -> its operators: one shard, or (above SHARD_AT) up to SHARDS by a stable hash of each
+    name, so an operator stays in its shard whatever else is registered. Every shard is a complete
+    registration file: its wrappers and helpers are file-local, its dispatch-key API its own operators'."""
+    if len(names) <= SHARD_AT:
+        return {0: list(names)}
+    shards: dict[int, list[str]] = {}
+    for name in names:
+        shards.setdefault(zlib.crc32(name.encode()) % SHARDS, []).append(name)
+    return dict(sorted(shards.items()))
 
 
 def _blocked(plan: Plan, sample: str, failed: dict[str, str]) -> str:
@@ -325,7 +358,7 @@ def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, se
     library = env.state / LIBRARY
     tmp = library.with_name(f".{LIBRARY}.tmp")
     cmd = [CXX, "-shared", "-pthread", "-o", str(tmp), *map(str, objects), *link_flags(objects),
-           "-Wl,--no-undefined", "-Wl,--no-demangle", *env.link_libs()]
+           "-Wl,--no-undefined", "-Wl,--no-demangle", *env.link_extra, *env.link_libs()]
     done = children.run(cmd, cwd=env.state)
     if done.returncode == 0:
         tmp.replace(library)
@@ -335,7 +368,7 @@ def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, se
     return None, refs or {(done.stderr.strip().splitlines() or ["link failed"])[-1]: set()}
 
 
-_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(/\S+\.o): in function")
+_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(\S+\.o): in function")
 
 
 def undefined_references(stderr: str) -> dict[str, set[Path]]:
