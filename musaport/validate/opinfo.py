@@ -377,15 +377,34 @@ class OpinfoRun:
     seconds: float
 
 
-def run_opinfo(device: Device, out: OutDir, registered: dict[str, PortedOp], wanted: tuple[str, ...] = (),
-               workers: int = 1, timeout: float = JOB_TIMEOUT, progress: Progress | None = None,
-               log=print) -> OpinfoRun:
-    """Select the entries, run each in each common dtype, and attach the port's operators to each."""
-    started = time.monotonic()
+@dataclass(frozen=True)
+class Plan:
+    """What a run will do: the release's op_db (its size and torch version) and the entries chosen."""
+
+    torch_version: str
+    entries_total: int
+    selection: Selection
+
+    def operators(self, registered: dict[str, PortedOp]) -> list[str]:
+        """The registered operators the chosen entries dispatch (what the device must build)."""
+        return [op.name for op in operators_of([o for e in self.selection.entries for o in e.ops], registered)]
+
+
+def plan_opinfo(python: Path, out: OutDir, registered: dict[str, PortedOp], wanted: tuple[str, ...] = (),
+                log=print) -> Plan:
+    """List op_db with the torch env's python (no device needed) and choose the entries to run."""
+    device = Device(python, "cpu")
     work = out.work("opinfo")
     entries = inventory(device, work, log)
-    version = _inventory_version(work, device)
-    chosen = select(entries, registered, wanted)
+    return Plan(_inventory_version(work, device), len(entries), select(entries, registered, wanted))
+
+
+def run_opinfo(device: Device, out: OutDir, registered: dict[str, PortedOp], plan: Plan, workers: int = 1,
+               timeout: float = JOB_TIMEOUT, progress: Progress | None = None, log=print) -> OpinfoRun:
+    """Run each chosen entry in each common dtype, and attach the port's operators to each."""
+    started = time.monotonic()
+    work = out.work("opinfo")
+    chosen = plan.selection
     jobs, skipped = [], {}
     for e in chosen.entries:
         for dt in e.dtypes:
@@ -394,7 +413,7 @@ def run_opinfo(device: Device, out: OutDir, registered: dict[str, PortedOp], wan
                 skipped[Job(e.key, dt)] = DtypeResult(dt, "skip", reason=verdict[1])
             else:
                 jobs.append(Job(e.key, dt))
-    log(f"opinfo: {len(chosen.entries)} of {len(entries)} OpInfo entries, {len(jobs)} entry-dtype runs "
+    log(f"opinfo: {len(chosen.entries)} of {plan.entries_total} OpInfo entries, {len(jobs)} entry-dtype runs "
         f"on '{device.name}' with {workers} worker{'s' * (workers != 1)}")
     answers = run_jobs(device, jobs, work / "workers", workers, timeout, progress) if jobs else {}
     answers.update(skipped)
@@ -410,7 +429,7 @@ def run_opinfo(device: Device, out: OutDir, registered: dict[str, PortedOp], wan
     for name in chosen.unmatched:
         results.append(OpResult(name, (), f"no OpInfo entry is named {name!r} in op_db"))
     results.sort(key=lambda r: r.key)
-    return OpinfoRun(version, tuple(results), len(entries), round(time.monotonic() - started, 1))
+    return OpinfoRun(plan.torch_version, tuple(results), plan.entries_total, round(time.monotonic() - started, 1))
 
 
 def _inventory_version(work: Path, device: Device) -> str:

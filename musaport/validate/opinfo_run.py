@@ -17,12 +17,16 @@ from pathlib import Path
 from typing import Callable
 
 from musaport.outdir import OutDir, write_atomic
-from musaport.validate.opinfo import JOB_TIMEOUT, Device, PortedOp, run_opinfo, write_json
+from musaport.validate.opinfo import (JOB_TIMEOUT, Device, DeviceError, plan_opinfo, registered_ops, run_opinfo,
+                                      write_json)
 from musaport.validate.opinfo_report import REPORT_JSON, REPORT_MD, causes, render_markdown, report_doc
 from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES, run_test_files
 from musaport.validate.opinfo_verdict import exit_code
 
 Progress = Callable[[str, int, int, str], None]  # phase, done, total, what
+# Given the registered operators to build (None: all of them), the device, each operator's build
+# status (name -> (built, first error)) and the build's figures.
+MakeDevice = Callable[[list[str] | None], tuple[Device, dict[str, tuple[bool, str]], dict]]
 
 
 @dataclass(frozen=True)
@@ -33,14 +37,31 @@ class OpinfoOutcome:
     code: int
 
 
-def validate_opinfo(out: OutDir, device: Device, registered: dict[str, PortedOp], wanted: tuple[str, ...] = (),
+def from_device_build(build) -> tuple[Device, dict[str, tuple[bool, str]], dict]:
+    """A :class:`musaport.validate.device.DeviceBuild` as this mode needs it."""
+    if build.library is None:
+        raise DeviceError(f"the musa device did not build: {build.figures.get('error', 'no library')}")
+    built = {}
+    for name, op in build.operators.items():
+        ok = op.status == "built"
+        where = f" ({op.file})" if getattr(op, "file", "") else ""
+        built[name] = (ok, "" if ok else f"{op.status}{where}: {op.error}")
+    return Device(build.python, "musa", build.loader, build.library), built, dict(build.figures)
+
+
+def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: tuple[str, ...] = (),
                     workers: int = 1, pytorch_tests: bool = False, test_files: tuple[str, ...] = TEST_FILES,
                     job_timeout: float = JOB_TIMEOUT, file_timeout: float = FILE_TIMEOUT,
-                    progress: Progress | None = None, log=print, command: str = "musaport validate --opinfo",
-                    build_figures: dict | None = None) -> OpinfoOutcome:
-    """Run the differential (and the test files), write both reports, return them with the exit code."""
+                    progress: Progress | None = None, log=print,
+                    command: str = "musaport validate --opinfo") -> OpinfoOutcome:
+    """Choose the entries, build what they need, run the differential (and the test files), write both
+    reports; return them with the exit code."""
     started = time.monotonic()
-    run = run_opinfo(device, out, registered, wanted, workers, job_timeout,
+    plan = plan_opinfo(python, out, registered_ops(out), wanted, log)
+    needed = sorted(set(plan.operators(registered_ops(out))) | set(wanted)) if wanted else None
+    device, built, build_figures = make_device(needed)
+    registered = registered_ops(out, built)
+    run = run_opinfo(device, out, registered, plan, workers, job_timeout,
                      (lambda d, t, w: progress("opinfo", d, t, w)) if progress else None, log)
     files = None
     if pytorch_tests:
@@ -51,8 +72,8 @@ def validate_opinfo(out: OutDir, device: Device, registered: dict[str, PortedOp]
         files = {r.name: r.as_json() for r in results}
     found = causes(list(run.results), registered, out.porting_report())
     figures = {"seconds": round(time.monotonic() - started, 1), "opinfo_seconds": run.seconds,
-               "op_db_entries": run.entries_total, "workers": workers, **({"build": build_figures}
-                                                                          if build_figures else {})}
+               "op_db_entries": run.entries_total, "workers": workers,
+               **({"build": build_figures} if build_figures else {})}
     doc = report_doc(run.torch_version, device.name, list(run.results), found, files, figures)
     json_path = write_json(out.root / REPORT_JSON, doc)
     md_path = out.root / REPORT_MD
