@@ -373,8 +373,16 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
 @click.option("--backend", "backend_mode", is_flag=True,
               help="Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
                    "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
+@click.option("--opinfo", "opinfo_mode", is_flag=True,
+              help="Load the port into the release's torch as the 'musa' device and run PyTorch's OpInfo samples "
+                   "on it against the CPU (test_compare_cpu's comparison).")
+@click.option("--pytorch-tests", is_flag=True,
+              help="--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) on the device.")
+@click.option("--test-timeout", type=click.FloatRange(min=1), default=None, metavar="SECONDS",
+              help="--pytorch-tests: stop a test file after this long (default: 1200).")
 @click.option("--ops", "ops", multiple=True, metavar="OP[,OP...]",
-              help="--backend: the operators to run (default: every sample in rules/backend/ops.yaml).")
+              help="--backend: the operators to run (default: every sample in rules/backend/ops.yaml); "
+                   "--opinfo: the OpInfo entries (default: every entry whose operators the port registers).")
 @click.option("--libtorch", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
               help="--backend: use this torch package (its folder, with include/ and lib/) instead of fetching "
                    "the wheel of the tree's release into the user cache.")
@@ -388,12 +396,26 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
                    "'run --pytorch-src' or an installed torch's include folder.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
-def validate_cmd(compile_mode, run_mode, backend_mode, ops, libtorch, out, host_only, no_pch, torch, jobs,
-                 patterns) -> None:
+def validate_cmd(compile_mode, run_mode, backend_mode, opinfo_mode, pytorch_tests, test_timeout, ops, libtorch, out,
+                 host_only, no_pch, torch, jobs, patterns) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch."""
-    if compile_mode + run_mode + backend_mode != 1:
-        fail("give exactly one of --compile, --run or --backend")
+    if compile_mode + run_mode + backend_mode + opinfo_mode != 1:
+        fail("give exactly one of --compile, --run, --backend or --opinfo")
+    if (pytorch_tests or test_timeout) and not opinfo_mode:
+        fail("--pytorch-tests and --test-timeout go with --opinfo")
+    if opinfo_mode:
+        if patterns or libtorch:
+            fail("--opinfo takes no file patterns and no --libtorch (select entries with --ops)")
+        from musaport.validate.opinfo import DeviceError
+
+        names = tuple(n.strip() for item in ops for n in item.split(",") if n.strip())
+        _require("validate --opinfo")
+        try:
+            code = _validate_opinfo(OutDir(out), names, jobs or default_jobs(), pytorch_tests, test_timeout)
+        except LoadError as exc:
+            fail(str(exc), EXIT_FAILED if isinstance(exc, DeviceError) else EXIT_USAGE)
+        sys.exit(code)
     if torch is not None and not compile_mode:
         fail("--torch goes with --compile (an extension's port compiled against a PyTorch)")
     if (ops or libtorch) and not backend_mode:
@@ -414,6 +436,33 @@ def validate_cmd(compile_mode, run_mode, backend_mode, ops, libtorch, out, host_
     except LoadError as exc:
         fail(str(exc))
     sys.exit(code)
+
+
+def _validate_opinfo(out: OutDir, names: tuple[str, ...], jobs: int, pytorch_tests: bool,
+                     test_timeout: float | None) -> int:
+    """Build the musa device, run OpInfo (and the test files): progress, a summary, both reports, the code."""
+    out.require_port()
+    from musaport.validate import libtorch as lt
+    from musaport.validate import torchenv
+    from musaport.validate.device import build_device
+    from musaport.validate.opinfo_render import progress_display, summary
+    from musaport.validate.opinfo_run import from_device_build, validate_opinfo
+    from musaport.validate.opinfo_tests import FILE_TIMEOUT
+
+    log = lambda m: click.echo(m, err=True)  # noqa: E731
+    release = lt.release(Path(out.porting_report()["source"]))
+    try:
+        env = torchenv.fetch(release, log=log)
+    except torchenv.FetchError as exc:
+        raise LoadError(str(exc)) from None
+    command = "musaport validate --opinfo --out OUT" + (f" --ops {','.join(names)}" if names else "") + \
+        (" --pytorch-tests" if pytorch_tests else "")
+    with progress_display(console(stderr=True), log) as progress:
+        outcome = validate_opinfo(out, env.python, lambda ops: from_device_build(build_device(out, ops, jobs, log)),
+                                  names, jobs, pytorch_tests, file_timeout=test_timeout or FILE_TIMEOUT,
+                                  progress=progress, log=log, command=command)
+    summary(outcome.doc, console(), str(outcome.md_path))
+    return outcome.code
 
 
 def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool, pch: bool = True,

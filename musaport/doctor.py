@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Iterable
 
 COMMANDS: tuple[str, ...] = ("run", "diff", "whereis", "validate --compile", "validate --run", "check",
-                             "check --validate", "parse", "rules", "validate --backend")
+                             "check --validate", "parse", "rules", "validate --backend",
+                             "validate --opinfo")
 ALL = COMMANDS
 APT = "apt-get install -y "
 PIP = "python3 -m pip install "
@@ -84,8 +85,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     Requirement("torchgen", "torchgen", ("run", "check", "check --validate", "validate --compile"),
                 ""),  # the probe names the module torchgen could not import
     Requirement("clang++-16", "tool", ("validate --compile", "check --validate"), APT + "clang-16"),
-    Requirement("g++", "tool", ("validate --run", "validate --backend"), APT + "g++"),
-    Requirement("readelf", "tool", ("validate --run", "validate --backend"), APT + "binutils"),
+    Requirement("g++", "tool", ("validate --run", "validate --backend", "validate --opinfo"), APT + "g++"),
+    Requirement("readelf", "tool", ("validate --run", "validate --backend", "validate --opinfo"), APT + "binutils"),
     Requirement("c++filt", "tool", ("whereis",), APT + "binutils"),
     Requirement("cmake", "tool", ("whereis",), APT + "cmake", optional=True),
     Requirement("libtorch", "library", ("validate --backend",),
