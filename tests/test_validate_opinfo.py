@@ -199,3 +199,25 @@ def test_junit_and_outcome_lines_give_the_same_counts(tmp_path: Path) -> None:
 def test_a_privateuse1_device_is_selected_as_privateuse1() -> None:
     assert device_filter(Device(Path("python"), "musa")) == "privateuse1"
     assert device_filter(Device(Path("python"), "cpu")) == "cpu"
+
+
+def test_a_build_error_citing_a_ported_line_names_the_rules_behind_that_line(tmp_path: Path) -> None:
+    from conftest import musaport
+
+    from musaport.resources import default_packs
+    from musaport.rewrite.packs import load_packs
+    from musaport.validate.opinfo_report import Cause, cited_line_rules
+
+    assert musaport("run", "--out", str(tmp_path), "-q").returncode == 0  # the bundled fixture tree
+    out = OutDir(tmp_path)
+    ported = (out.tree / "aten/src/ATen/native/musa/AbsKernel.mu").read_text(encoding="utf-8").splitlines()
+    kernel = next(i for i, ln in enumerate(ported, 1) if "void abs_kernel_musa(" in ln)
+    plain = next(i for i, ln in enumerate(ported, 1) if ln.strip() == "}")
+    rules = load_packs(default_packs())
+    cause = Cause("build-error", "x", ("aten/src/ATen/native/musa/AbsKernel.mu",),
+                  first_error=f"abs.out: build-error: native/musa/AbsKernel.mu:{kernel}:6: error: no matching call")
+    cited_line_rules(cause, out, out.source(), rules)
+    assert cause.line_rules == {f"aten/src/ATen/native/musa/AbsKernel.mu:{kernel}": ["pytorch-cuda-names"]}
+    untouched = Cause("build-error", "x", (), first_error=f"aten/src/ATen/native/musa/AbsKernel.mu:{plain}: error")
+    cited_line_rules(untouched, out, out.source(), rules)
+    assert untouched.line_rules == {f"aten/src/ATen/native/musa/AbsKernel.mu:{plain}": []}

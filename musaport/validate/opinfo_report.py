@@ -3,8 +3,15 @@ and the Markdown for people. Pure functions over results (no torch, no processes
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from musaport.cpp.parser import decode, parse
+from musaport.diff.files import PROVENANCE_TAG, rules_by_line
+from musaport.outdir import OutDir
+from musaport.rewrite.apply import rewrite
+from musaport.rewrite.rules import RuleSet
 from musaport.validate.opinfo import PortedOp, operators_of
 from musaport.validate.opinfo_verdict import RUN, STATUSES, OpResult, error_kind
 
@@ -24,11 +31,12 @@ class Cause:
     kernels: list[str] = field(default_factory=list)
     entries: list[str] = field(default_factory=list)  # OpInfo entries it takes down
     first_error: str = ""  # the first error in full, of the first entry
+    line_rules: dict[str, list[str]] = field(default_factory=dict)  # "file:line" the error cites -> rules
 
     def as_json(self) -> dict:
         return {"kind": self.kind, "summary": self.summary, "entries": self.entries, "operators": self.operators,
                 "kernels": self.kernels, "files": list(self.files), "rules": self.rules,
-                "first_error": self.first_error}
+                "line_rules": self.line_rules, "first_error": self.first_error}
 
 
 def trace(result: OpResult, registered: dict[str, PortedOp], out_paths: dict[str, str]) -> tuple:
@@ -130,7 +138,9 @@ def render_markdown(doc: dict, command: str) -> str:
             entries = ", ".join(c["entries"][:8]) + (f" (+{len(c['entries']) - 8})" if len(c["entries"]) > 8 else "")
             ops = ", ".join(f"{o}" for o in c["operators"][:4]) + (f" ({', '.join(c['kernels'][:2])})"
                                                                    if c["kernels"] else "")
-            rules = ", ".join(f"{r} ({n})" for r, n in list(c["rules"].items())[:6])
+            rules = "; ".join(f"line {where.rsplit(':', 1)[1]}: {', '.join(ids) or 'no rule'}"
+                              for where, ids in c.get("line_rules", {}).items())
+            rules = (rules + "; file: " if rules else "") + ", ".join(f"{r} ({n})" for r, n in list(c["rules"].items())[:6])
             lines.append(f"| {i} | {c['kind']} | {len(c['entries'])}: {_cell(entries)} | {_cell(ops)} | "
                          f"{_cell(', '.join(c['files']) or '-')} | {_cell(rules or '-')} | "
                          f"{_cell(c['first_error'][:300])} |")
@@ -148,3 +158,35 @@ def render_markdown(doc: dict, command: str) -> str:
         passed = sum(d["status"] == "pass" for d in ran)
         lines.append(f"| {_cell(key)} | {op['status']} | {passed} / {len(ran)} | {_cell(op['reason'][:200])} |")
     return "\n".join(lines) + "\n"
+
+
+_CITED = re.compile(r"((?:[\w.+-]+/)*[\w.+-]+\.(?:mu|muh|cpp|cc|h|hpp)):(\d+)")
+
+
+def cited_line_rules(cause: Cause, out: OutDir, source: Path | None, rules: RuleSet | None) -> None:
+    """When the first error cites ``file:line`` of a ported file, the rules behind that line, as
+    ``musaport diff`` attributes them (the source re-ported with every edit traced).
+
+    Sets ``cause.line_rules`` to ``{"file:line": [rule ids]}``; an error that cites no ported line, or a
+    re-port that does not give the file OUT holds, leaves it empty (the per-file rules stay).
+    """
+    if source is None or rules is None:
+        return
+    by_out = {v: k for k, v in out.out_paths().items()}
+    for match in _CITED.finditer(cause.first_error):
+        cited, line = match.group(1), int(match.group(2))
+        rel = next((o for o in by_out if o == cited or o.endswith("/" + cited) or cited.endswith("/" + o)), None)
+        if rel is None:
+            continue
+        try:
+            data = (source / by_out[rel]).read_bytes()
+            shown = (out.tree / rel).read_bytes()
+        except OSError:
+            continue
+        result = rewrite(parse(data), rules.rules, by_out[rel], trace=True)
+        text = decode(shown)
+        if not text.endswith(result.text):
+            continue  # not the port these rules make: no attribution, as diff says
+        found = rules_by_line(text, result.text, result.steps).get(line - 1, ())
+        cause.line_rules[f"{rel}:{line}"] = [r for r in found if r != PROVENANCE_TAG]
+        return

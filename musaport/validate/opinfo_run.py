@@ -19,7 +19,8 @@ from typing import Callable
 from musaport.outdir import OutDir, write_atomic
 from musaport.validate.opinfo import (JOB_TIMEOUT, Device, DeviceError, plan_opinfo, registered_ops, run_opinfo,
                                       write_json)
-from musaport.validate.opinfo_report import REPORT_JSON, REPORT_MD, causes, render_markdown, report_doc
+from musaport.validate.opinfo_report import (REPORT_JSON, REPORT_MD, causes, cited_line_rules, render_markdown,
+                                             report_doc)
 from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES, run_test_files
 from musaport.validate.opinfo_verdict import exit_code
 
@@ -49,6 +50,19 @@ def from_device_build(build) -> tuple[Device, dict[str, tuple[bool, str]], dict]
     return Device(build.python, "musa", build.loader, build.library), built, dict(build.figures)
 
 
+def _attribute_lines(found: list, out: OutDir) -> None:
+    """The rules behind each ported line a build error cites (the bundled packs, as the port used)."""
+    cited = [c for c in found if c.kind == "build-error"]
+    if not cited:
+        return
+    from musaport.resources import default_packs
+    from musaport.rewrite.packs import load_packs
+
+    rules = load_packs(default_packs())
+    for cause in cited:
+        cited_line_rules(cause, out, out.source(), rules)
+
+
 def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: tuple[str, ...] = (),
                     workers: int = 1, pytorch_tests: bool = False, test_files: tuple[str, ...] = TEST_FILES,
                     job_timeout: float = JOB_TIMEOUT, file_timeout: float = FILE_TIMEOUT,
@@ -71,6 +85,7 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
                                  (lambda d, t, w: progress("tests", d, t, w)) if progress else None, log)
         files = {r.name: r.as_json() for r in results}
     found = causes(list(run.results), registered, out.porting_report())
+    _attribute_lines(found, out)
     figures = {"seconds": round(time.monotonic() - started, 1), "opinfo_seconds": run.seconds,
                "op_db_entries": run.entries_total, "workers": workers,
                **({"build": build_figures} if build_figures else {})}
