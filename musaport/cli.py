@@ -501,12 +501,16 @@ def _validate_backend(out: OutDir, names: tuple[str, ...], libtorch: Path | None
     from musaport.validate.backend import validate_backend, write_report
     from musaport.validate.render import backend_table
     from musaport.validate.samples import load_catalog
+    from musaport.validate.torchenv import FetchError
 
     out.require_port()
     catalog = load_catalog()
     chosen = catalog.select(names)
     version = lt.release(Path(out.porting_report()["source"]))
-    torch = lt.given(libtorch, version) if libtorch else lt.fetch(version, log=lambda m: click.echo(m, err=True))
+    try:
+        torch = lt.given(libtorch, version) if libtorch else lt.fetch(version, log=lambda m: click.echo(m, err=True))
+    except FetchError as exc:  # pip or the new environment failed: a tool failure, not bad input
+        fail(str(exc), EXIT_FAILED)
     results, figures = validate_backend(out, catalog, chosen, torch, jobs, log=lambda m: click.echo(m, err=True))
     report = write_report(out, version, results, figures)
     backend_table(results, console())

@@ -173,7 +173,7 @@ def probe_libtorch(req: Requirement) -> Status:
     found = ctypes.util.find_library("torch")
     if found:
         return Status(req, True, found)
-    return Status(req, False, "not fetched yet (validate --backend downloads the tree's release once, ~800 MB)")
+    return Status(req, False, "not fetched yet (validate --backend downloads the tree's release once, ~3 GB)")
 
 
 def probe_torchgen(req: Requirement, pytorch_src: Path | None) -> Status:

@@ -62,17 +62,6 @@ def test_a_tree_without_a_version_is_one_line(tmp_path: Path) -> None:
         lt.release(tmp_path)
 
 
-def test_runtime_pins_come_from_the_wheel_metadata() -> None:
-    metadata = "\n".join([
-        "Requires-Dist: filelock",
-        'Requires-Dist: nvidia-cuda-nvrtc-cu12 (==12.4.127) ; platform_system == "Linux"',
-        'Requires-Dist: nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == "Linux"',
-        'Requires-Dist: nvidia-cuda-cupti-cu12==12.4.127; platform_system == "Linux"',
-        'Requires-Dist: nvidia-cudnn-cu12 (==9.1.0.70) ; platform_system == "Linux"',
-    ])
-    assert lt.runtime_pins(metadata) == ["nvidia-cuda-cupti-cu12==12.4.127", "nvidia-cuda-runtime-cu12==12.4.127"]
-
-
 @pytest.mark.parametrize(("suffix", "flags"), [
     ("Pv", []),
     ("PvS4_S4_", ["-DHAVE_AVX512_CPU_DEFINITION", "-DHAVE_AVX2_CPU_DEFINITION"]),

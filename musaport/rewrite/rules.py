@@ -19,7 +19,7 @@ from typing import Callable
 from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
 from musaport.resources import parse_vocabulary
 from musaport.rewrite.needles import needles
-from musaport.rewrite.transforms import TRANSFORMS
+from musaport.rewrite.transforms import TRANSFORMS, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
 
@@ -64,6 +64,10 @@ class Rule:
     keep_if: str | None = None
     tree_has: tuple[str, str] | None = None  # (tree-relative file, regex): see for_tree
     lossy: bool = False
+    # False: not in a file of PyTorch's own tree that the port re-emits at its own path (a header
+    # "ported in place", such as ATen/Context.h). The backend compiles that header instead of
+    # libtorch's copy, so its inline code must do what libtorch's compiled code does.
+    in_place: bool = True
     examples: tuple[Example, ...] = ()
     regex: re.Pattern[str] = field(default=re.compile(""), compare=False, repr=False)
     keep: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
@@ -75,7 +79,10 @@ class Rule:
     compiled: bool = field(default=False, compare=False, repr=False)
 
     def applies_to(self, path: str) -> bool:
-        """True when the rule's file globs (if any) match ``path``."""
+        """True when the rule's file globs (if any) match ``path``, and ``path`` is not a file ported in
+        place (its port keeps its path) if the rule keeps out of those."""
+        if not self.in_place and rename_path(path) == path:
+            return False
         return not self.files or any(fnmatch.fnmatchcase(path, g) for g in self.files)
 
     def lookup(self, name: str) -> str | None:
@@ -137,6 +144,10 @@ class RuleSet:
         return replace(self, rules=tuple(rule if rule.compiled else _compiled(rule) for rule in self.rules))
 
 
+# A PyTorch tree (not an extension project): its files ported in place are libtorch's own headers.
+PYTORCH_MARKER = "aten/src/ATen/native/native_functions.yaml"
+
+
 def for_tree(ruleset: RuleSet, source: Path) -> RuleSet:
     """The rules that apply to the tree at ``source``.
 
@@ -145,11 +156,18 @@ def for_tree(ruleset: RuleSet, source: Path) -> RuleSet:
     ``file`` does not match ``pattern`` predates it, and the rule is left
     out.  A tree without the file (an extension project, built against some
     torch) keeps the rule.  The digest names what was left out, so the
-    cache key follows the tree.
+    cache key follows the tree.  Rules with ``in_place: false`` keep out of
+    the files PyTorch's tree ports in place; in any other tree they apply
+    everywhere.
     """
     read = tuple(sorted({str(source / r.tree_has[0]) for r in ruleset.rules if r.tree_has}))
     dropped = [rule.id for rule in ruleset.rules if rule.tree_has and not _tree_matches(source, *rule.tree_has)]
     inputs = ruleset.inputs + read
+    if not (source / PYTORCH_MARKER).is_file() and any(not r.in_place for r in ruleset.rules):
+        # Not PyTorch itself (an extension project): its files ported in place are its own code, not
+        # libtorch's headers, and every rule applies to them.
+        ruleset = replace(ruleset, rules=tuple(replace(r, in_place=True) for r in ruleset.rules),
+                          digest=hashlib.sha256(f"{ruleset.digest}\0in-place-everywhere".encode()).hexdigest())
     if not dropped:
         return replace(ruleset, inputs=inputs)
     digest = hashlib.sha256(f"{ruleset.digest}\0without\0{' '.join(dropped)}".encode()).hexdigest()
@@ -216,6 +234,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
         keep_if=f.pop("keep_if", None, kind=str),
         tree_has=_tree_has(f),
         lossy=f.pop("lossy", False, kind=bool),
+        in_place=f.pop("in_place", True, kind=bool),
         examples=_examples(f, path),
     )
     f.done()

@@ -160,6 +160,7 @@ class BuildEnv:
     state: Path
     libtorch: Libtorch
     jobs: int
+    link_extra: tuple[str, ...] = ()  # more link flags (the Python device: -Bsymbolic-functions)
 
     @property
     def view(self) -> Path:
@@ -311,7 +312,7 @@ def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, se
     library = env.state / LIBRARY
     tmp = library.with_name(f".{LIBRARY}.tmp")
     cmd = [CXX, "-shared", "-pthread", "-o", str(tmp), *map(str, objects), *link_flags(objects),
-           "-Wl,--no-undefined", "-Wl,--no-demangle", *env.link_libs()]
+           "-Wl,--no-undefined", "-Wl,--no-demangle", *env.link_extra, *env.link_libs()]
     done = children.run(cmd, cwd=env.state)
     if done.returncode == 0:
         tmp.replace(library)

@@ -1,34 +1,25 @@
-"""The real libtorch of the ported tree's release, fetched once into the user cache.
+"""The real libtorch of the ported tree's release: the torch wheel's headers and libraries.
 
 ``validate --backend`` links the port against PyTorch's own ``libtorch_cpu.so``
 and ``libc10.so``: evidence no one here wrote.  PyPI's ``torch`` wheel carries
 them with the matching ``torch/include``; ``libtorch_cpu.so`` also needs the
-CUDA runtime and CUPTI shared libraries to be present at link and load time
-(no GPU is touched), which the wheel's own ``Requires-Dist`` pins name.  Only
-those files are unpacked (about 500 MB of the 2 GB the wheels hold), under
-``<user cache>/libtorch/<version>/``; the wheels themselves are deleted.
+CUDA runtime and CUPTI shared libraries at link and load time (no GPU is
+touched), which the wheel's pinned NVIDIA wheels install beside it.  One
+download serves the link and the Python device alike: the release's torch
+environment (:mod:`musaport.validate.torchenv`), whose site-packages holds
+``torch/`` and ``nvidia/`` as this module reads them.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError
-from musaport.resources import user_cache
+from musaport.validate import torchenv
 
-# Of each wheel, the members the backend build needs.
-_TORCH_MEMBERS = re.compile(r"^torch/(include/.*|lib/lib(torch_cpu|torch|c10|gomp[^/]*)\.so[^/]*"
-                            r"|version\.py|share/cmake/Torch/TorchConfig\.cmake)$")
-_NVIDIA_MEMBERS = re.compile(r"^nvidia/[^/]+/lib/lib(cudart|cupti)\.so[^/]*$")
-# The NVIDIA wheels libtorch_cpu.so is linked against (DT_NEEDED libcudart.so.N, libcupti.so.N).
-_NVIDIA_WHEELS = ("nvidia-cuda-runtime-", "nvidia-cuda-cupti-")
-_DONE = ".complete"
 
 
 @dataclass(frozen=True)
@@ -75,14 +66,14 @@ def release(tree: Path) -> str:
 
 
 def cached(version: str, cache: Path | None = None) -> Libtorch | None:
-    """The libtorch of ``version`` if a previous fetch completed, else None."""
-    root = (cache or user_cache()) / "libtorch" / version
-    return Libtorch(version, root) if (root / _DONE).is_file() else None
+    """The libtorch of ``version`` if its torch environment was fetched, else None."""
+    env = torchenv.cached(version, cache)
+    return Libtorch(version, env.site_packages) if env is not None else None
 
 
 def fetched(cache: Path | None = None) -> list[Path]:
-    """Every release a previous fetch completed, by folder (for ``musaport doctor``)."""
-    return sorted(p.parent for p in ((cache or user_cache()) / "libtorch").glob(f"*/{_DONE}"))
+    """Every release whose torch environment a fetch completed, by folder (for ``musaport doctor``)."""
+    return torchenv.fetched(cache)
 
 
 def given(folder: Path, version: str) -> Libtorch:
@@ -107,68 +98,10 @@ def _version_of(torch_dir: Path) -> str:
 
 
 def fetch(version: str, cache: Path | None = None, log=print) -> Libtorch:
-    """Download ``torch==version`` and its CUDA runtime wheels with pip, unpack what the build needs.
-
-    Idempotent and atomic: a completed fetch is reused; a failed or interrupted
-    one leaves nothing behind but a temporary folder that the next fetch removes.
-    """
-    done = cached(version, cache)
-    if done is not None:
-        return done
-    base = (cache or user_cache()) / "libtorch"
-    base.mkdir(parents=True, exist_ok=True)
-    for stale in base.glob(f".{version}.*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{version}.", dir=base))
-    try:
-        log(f"musaport: fetching torch=={version} (about 800 MB, once) into {base}")
-        torch_wheel = _download([f"torch=={version}"], staging / "wheels")[0]
-        _unpack(torch_wheel, staging, _TORCH_MEMBERS)
-        pins = runtime_pins(_metadata(torch_wheel))
-        for wheel in _download(pins, staging / "wheels") if pins else []:
-            _unpack(wheel, staging, _NVIDIA_MEMBERS)
-        shutil.rmtree(staging / "wheels")
-        (staging / _DONE).write_text(version + "\n")
-        target = base / version
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return Libtorch(version, base / version)
-
-
-def runtime_pins(metadata: str) -> list[str]:
-    """The ``Requires-Dist`` pins of the CUDA runtime and CUPTI wheels (``nvidia-cuda-runtime-cu12==12.4.127``)."""
-    pins = []
-    for line in metadata.splitlines():
-        match = re.match(r"^Requires-Dist:\s*([A-Za-z0-9_.-]+)\s*\(?\s*==\s*([^\s;)]+)", line)
-        if match and match.group(1).startswith(_NVIDIA_WHEELS):
-            pins.append(f"{match.group(1)}=={match.group(2)}")
-    return sorted(set(pins))
-
-
-def _download(requirements: list[str], dest: Path) -> list[Path]:
-    """``pip download --no-deps`` into ``dest``; the wheels it saved, in order of the requirements."""
-    dest.mkdir(parents=True, exist_ok=True)
-    before = set(dest.glob("*.whl"))
-    done = children.run(children.python("-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                                         "--quiet", "-d", str(dest), *requirements), cwd=dest)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["pip failed without a message"])[-1]
-        raise LoadError(f"pip download {' '.join(requirements)}: {last}")
-    return sorted(set(dest.glob("*.whl")) - before)
-
-
-def _metadata(wheel: Path) -> str:
-    with zipfile.ZipFile(wheel) as z:
-        name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
-        return z.read(name).decode("utf-8", "replace")
-
-
-def _unpack(wheel: Path, dest: Path, members: re.Pattern[str]) -> None:
-    with zipfile.ZipFile(wheel) as z:
-        z.extractall(dest, [n for n in z.namelist() if members.match(n)])
+    """The libtorch of the release's torch environment, fetched once (see :mod:`torchenv`); a pip
+    failure is a :class:`torchenv.FetchError`."""
+    env = torchenv.fetch(version, cache, log)
+    return Libtorch(version, env.site_packages)
 
 
 def _abi_flags(root: Path) -> list[str]:
