@@ -151,11 +151,17 @@ def child_digest() -> str:
     return hashlib.sha256(CHILD.read_bytes()).hexdigest()[:16]
 
 
+def inventory_path(device: Device, work: Path) -> Path:
+    """The cached inventory of one torch environment and this child. The venv's python is not resolved:
+    every venv's python links to the same interpreter, and the environment is what differs."""
+    key = hashlib.sha256(f"{os.path.abspath(device.python)}|{child_digest()}".encode()).hexdigest()[:16]
+    return work / f"inventory-{key}.json"
+
+
 def inventory(device: Device, work: Path, log=print) -> list[Entry]:
     """Every OpInfo entry of the torch env's ``op_db`` (cached in ``work`` by the python and this child)."""
     work.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(f"{device.python.resolve()}|{child_digest()}".encode()).hexdigest()[:16]
-    path = work / f"inventory-{key}.json"
+    path = inventory_path(device, work)
     if not path.is_file():
         log("opinfo: listing op_db and tracing each entry's operators on the CPU")
         cmd = [str(device.python), "-I", "-B", str(CHILD), "--device", "cpu", "inventory", str(path)]
@@ -433,8 +439,7 @@ def run_opinfo(device: Device, out: OutDir, registered: dict[str, PortedOp], pla
 
 
 def _inventory_version(work: Path, device: Device) -> str:
-    key = hashlib.sha256(f"{device.python.resolve()}|{child_digest()}".encode()).hexdigest()[:16]
-    return torch_version_of(work / f"inventory-{key}.json")
+    return torch_version_of(inventory_path(device, work))
 
 
 def _ported_paths(out: OutDir, sources: list[str]) -> list[str]:
