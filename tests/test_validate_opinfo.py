@@ -221,3 +221,28 @@ def test_a_build_error_citing_a_ported_line_names_the_rules_behind_that_line(tmp
     untouched = Cause("build-error", "x", (), first_error=f"aten/src/ATen/native/musa/AbsKernel.mu:{plain}: error")
     cited_line_rules(untouched, out, out.source(), rules)
     assert untouched.line_rules == {f"aten/src/ATen/native/musa/AbsKernel.mu:{plain}": []}
+
+
+VIEW_AS_REAL = ("NotImplementedError: Could not run 'aten::view_as_real' with arguments from the 'musa' backend. "
+                "This could be because the operator doesn't exist for this backend")
+
+
+def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_their_entries_rerun() -> None:
+    from musaport.validate.opinfo import OpinfoRun
+    from musaport.validate.opinfo_run import lacking_operators
+
+    ported = {**REGISTERED, "view_as_real": PortedOp("view_as_real", "cuda-function", "view_as_real", ())}
+    run = OpinfoRun("2.6.0", (
+        OpResult("abs", (d("float32", "pass"), d("complex64", "error", "sample 1: " + VIEW_AS_REAL))),
+        OpResult("fill", (d("float32", "error", "sample 1: " + MISSING.replace("abs.out", "aten::nope")),)),
+    ), 694, 1.0, tuple(ENTRIES[:2]))
+    assert lacking_operators(run, ported, ["abs.out", "fill_.Scalar"]) == (["view_as_real"], (ENTRIES[0],))
+    assert lacking_operators(run, ported, ["abs.out", "view_as_real"]) == ([], ())  # built: no new round
+
+
+def test_an_operator_the_port_does_not_register_is_its_own_cause_without_files() -> None:
+    found = causes([OpResult("abs", (d("complex64", "error", "sample 1: " + VIEW_AS_REAL),))], REGISTERED,
+                   PORTING_REPORT)
+    assert [(c.kind, c.files, c.operators) for c in found] == [("not-registered", (), [])]
+    assert found[0].summary == ("not registered: aten::view_as_real on musa "
+                                "(the port registers no kernel for it)")

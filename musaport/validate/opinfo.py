@@ -381,6 +381,7 @@ class OpinfoRun:
     results: tuple[OpResult, ...]
     entries_total: int
     seconds: float
+    plan_entries: tuple[Entry, ...] = ()  # the entries the plan chose (to run some again)
 
 
 @dataclass(frozen=True)
@@ -435,7 +436,8 @@ def run_opinfo(device: Device, out: OutDir, registered: dict[str, PortedOp], pla
     for name in chosen.unmatched:
         results.append(OpResult(name, (), f"no OpInfo entry is named {name!r} in op_db"))
     results.sort(key=lambda r: r.key)
-    return OpinfoRun(plan.torch_version, tuple(results), plan.entries_total, round(time.monotonic() - started, 1))
+    return OpinfoRun(plan.torch_version, tuple(results), plan.entries_total, round(time.monotonic() - started, 1),
+                     chosen.entries)
 
 
 def _inventory_version(work: Path, device: Device) -> str:

@@ -13,7 +13,7 @@ from musaport.outdir import OutDir
 from musaport.rewrite.apply import rewrite
 from musaport.rewrite.rules import RuleSet
 from musaport.validate.opinfo import PortedOp, operators_of
-from musaport.validate.opinfo_verdict import RUN, STATUSES, OpResult, error_kind
+from musaport.validate.opinfo_verdict import RUN, STATUSES, OpResult, error_kind, missing_operator
 
 REPORT_JSON = "validate_opinfo_report.json"
 REPORT_MD = "validate_opinfo_report.md"
@@ -40,18 +40,27 @@ class Cause:
 
 
 def trace(result: OpResult, registered: dict[str, PortedOp], out_paths: dict[str, str]) -> tuple:
-    """The cause of one entry that did not pass: (kind, summary, suspect operators, first error)."""
+    """The cause of one entry that did not pass: (kind, summary, suspect operators, first error).
+
+    The suspects are the registered operators behind the aten operator the device said it could not
+    run, else the one the exception left, else every registered operator the entry dispatched. A
+    suspect that did not build is the cause before the error it leads to.
+    """
     bad = next(d for d in result.dtypes if d.status == result.status)
-    aten = [bad.failing_op] if bad.failing_op else list(bad.ops) or list(result.operators)
+    first = f"{bad.dtype}: {bad.reason}"
+    lacking = missing_operator(bad.reason)
+    aten = [lacking] if lacking else [bad.failing_op] if bad.failing_op else list(bad.ops) or list(result.operators)
     suspects = operators_of(aten, registered) if aten else []
     broken = [op for op in suspects if op.built is False]
     if broken:
-        first = broken[0]
-        return "build-error", error_kind(first.error or "did not build"), broken, f"{first.name}: {first.error}"
+        op = broken[0]
+        return "build-error", error_kind(op.error or "did not build"), broken, f"{op.name}: {op.error}"
     summary = error_kind(bad.reason)
-    if summary.startswith("not registered: "):
-        return "not-registered", summary, suspects, f"{bad.dtype}: {bad.reason}"
-    return result.status, summary, suspects, f"{bad.dtype}: {bad.reason}"
+    if lacking:
+        if not suspects:
+            summary += " (the port registers no kernel for it)"
+        return "not-registered", summary, suspects, first
+    return result.status, summary, suspects, first
 
 
 def causes(results: list[OpResult], registered: dict[str, PortedOp], porting_report: dict) -> list[Cause]:

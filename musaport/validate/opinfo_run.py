@@ -12,17 +12,17 @@ failure, no error and no timeout); 1 otherwise, and also when nothing ran.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 from musaport.outdir import OutDir, write_atomic
-from musaport.validate.opinfo import (JOB_TIMEOUT, Device, DeviceError, plan_opinfo, registered_ops, run_opinfo,
-                                      write_json)
+from musaport.validate.opinfo import (JOB_TIMEOUT, Device, DeviceError, PortedOp, Selection, operators_of,
+                                      plan_opinfo, registered_ops, run_opinfo, write_json)
 from musaport.validate.opinfo_report import (REPORT_JSON, REPORT_MD, causes, cited_line_rules, render_markdown,
                                              report_doc)
 from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES, run_test_files
-from musaport.validate.opinfo_verdict import exit_code
+from musaport.validate.opinfo_verdict import exit_code, missing_operator
 
 Progress = Callable[[str, int, int, str], None]  # phase, done, total, what
 # Given the registered operators to build (None: all of them), the device, each operator's build
@@ -50,6 +50,26 @@ def from_device_build(build) -> tuple[Device, dict[str, tuple[bool, str]], dict]
     return Device(build.python, "musa", build.loader, build.library), built, dict(build.figures)
 
 
+MAX_ROUNDS = 3
+
+
+def lacking_operators(run, ported: dict[str, PortedOp], needed: list[str]) -> tuple[list[str], tuple]:
+    """Registered operators (of the port) that a device run missed and the build did not include, and the
+    entries (of the run's plan) to run again with them."""
+    lacking: list[str] = []
+    keys = set()
+    for r in run.results:
+        for d in r.dtypes:
+            aten = missing_operator(d.reason)
+            if not aten:
+                continue
+            names = [op.name for op in operators_of([aten], ported) if op.name not in needed]
+            if names:
+                keys.add(r.key)
+                lacking += [n for n in names if n not in lacking]
+    return sorted(lacking), tuple(e for e in run.plan_entries if e.key in keys)
+
+
 def _attribute_lines(found: list, out: OutDir) -> None:
     """The rules behind each ported line a build error cites (the bundled packs, as the port used)."""
     cited = [c for c in found if c.kind == "build-error"]
@@ -71,12 +91,28 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
     """Choose the entries, build what they need, run the differential (and the test files), write both
     reports; return them with the exit code."""
     started = time.monotonic()
-    plan = plan_opinfo(python, out, registered_ops(out), wanted, log)
-    needed = sorted(set(plan.operators(registered_ops(out))) | set(wanted)) if wanted else None
+    ported = registered_ops(out)
+    plan = plan_opinfo(python, out, ported, wanted, log)
+    needed = sorted(set(plan.operators(ported)) | set(wanted)) if wanted else None
     device, built, build_figures = make_device(needed)
     registered = registered_ops(out, built)
-    run = run_opinfo(device, out, registered, plan, workers, job_timeout,
-                     (lambda d, t, w: progress("opinfo", d, t, w)) if progress else None, log)
+    phase = (lambda d, t, w: progress("opinfo", d, t, w)) if progress else None
+    run = run_opinfo(device, out, registered, plan, workers, job_timeout, phase, log)
+    for _ in range(MAX_ROUNDS if needed is not None else 0):
+        # A kernel may call operators its entry's CPU trace cannot show (abs on complex calls
+        # view_as_real): the ones the port registers join the build, and the entries that met them rerun.
+        lacking, again = lacking_operators(run, ported, needed)
+        if not lacking:
+            break
+        log(f"opinfo: the device lacks {', '.join(lacking)}, which the port registers: adding them and "
+            f"running {len(again)} entr{'y' if len(again) == 1 else 'ies'} again")
+        needed = sorted(set(needed) | set(lacking))
+        device, built, build_figures = make_device(needed)
+        registered = registered_ops(out, built)
+        rerun = run_opinfo(device, out, registered, replace(plan, selection=Selection(again)), workers,
+                           job_timeout, phase, log)
+        merged = {r.key: r for r in run.results} | {r.key: r for r in rerun.results}
+        run = replace(run, results=tuple(merged[k] for k in sorted(merged)))
     files = None
     if pytorch_tests:
         source = out.source()

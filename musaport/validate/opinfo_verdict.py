@@ -116,3 +116,9 @@ def error_kind(reason: str) -> str:
     if text.startswith("worker died"):
         return text.split(";", 1)[0]
     return _NUMBERS.sub("N", text)[:200]
+
+
+def missing_operator(reason: str) -> str:
+    """The aten operator a 'Could not run ... with arguments from the ... backend' reason names, or ''."""
+    found = _MISSING.search(reason)
+    return found.group(1) if found else ""
