@@ -241,8 +241,12 @@ def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_the
 
 
 def test_an_operator_the_port_does_not_register_is_its_own_cause_without_files() -> None:
-    found = causes([OpResult("abs", (d("complex64", "error", "sample 1: " + VIEW_AS_REAL),))], REGISTERED,
-                   PORTING_REPORT)
+    results = [OpResult("abs", (d("complex64", "error", "sample 1: " + VIEW_AS_REAL),))]
+    found = causes(results, REGISTERED, PORTING_REPORT)
     assert [(c.kind, c.files, c.operators) for c in found] == [("not-registered", (), [])]
     assert found[0].summary == ("not registered: aten::view_as_real on musa "
                                 "(the port registers no kernel for it)")
+    why = {"view_as_real": "unresolved: view_as_real is not defined in any scanned file"}
+    assert causes(results, REGISTERED, PORTING_REPORT, why)[0].summary == (
+        "not registered: aten::view_as_real on musa "
+        "(musa_functions.yaml: unresolved: view_as_real is not defined in any scanned file)")

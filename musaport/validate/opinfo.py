@@ -123,6 +123,17 @@ def registered_ops(out: OutDir, built: dict[str, tuple[bool, str]] | None = None
     return result
 
 
+def unregistered_reasons(out: OutDir) -> dict[str, str]:
+    """Operators with a CUDA kernel that the port does not register, with why (``not_registered``)."""
+    try:
+        doc = yaml.safe_load((out.tree / FUNCTIONS_YAML).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    rows = doc.get("not_registered") if isinstance(doc, dict) else None
+    return {str(r["name"]): f"{r.get('kind', '')}: {r.get('reason', '')}" for r in rows or ()
+            if isinstance(r, dict) and "name" in r}
+
+
 def by_packet(registered: dict[str, PortedOp]) -> dict[str, list[PortedOp]]:
     found: dict[str, list[PortedOp]] = {}
     for op in registered.values():

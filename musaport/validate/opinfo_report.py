@@ -39,7 +39,7 @@ class Cause:
                 "line_rules": self.line_rules, "first_error": self.first_error}
 
 
-def trace(result: OpResult, registered: dict[str, PortedOp], out_paths: dict[str, str]) -> tuple:
+def trace(result: OpResult, registered: dict[str, PortedOp], unregistered: dict[str, str] | None = None) -> tuple:
     """The cause of one entry that did not pass: (kind, summary, suspect operators, first error).
 
     The suspects are the registered operators behind the aten operator the device said it could not
@@ -58,12 +58,16 @@ def trace(result: OpResult, registered: dict[str, PortedOp], out_paths: dict[str
     summary = error_kind(bad.reason)
     if lacking:
         if not suspects:
-            summary += " (the port registers no kernel for it)"
+            short = lacking.split("::", 1)[-1]
+            why = (unregistered or {}).get(short) or next(
+                (v for k, v in (unregistered or {}).items() if k.split(".", 1)[0] == short.split(".", 1)[0]), "")
+            summary += f" (musa_functions.yaml: {why})" if why else " (the port registers no kernel for it)"
         return "not-registered", summary, suspects, first
     return result.status, summary, suspects, first
 
 
-def causes(results: list[OpResult], registered: dict[str, PortedOp], porting_report: dict) -> list[Cause]:
+def causes(results: list[OpResult], registered: dict[str, PortedOp], porting_report: dict,
+           unregistered: dict[str, str] | None = None) -> list[Cause]:
     """Every entry that failed, errored or crashed, grouped by cause, the cause that takes most first."""
     files_doc = porting_report.get("files") or {}
     out_paths = {src: e.get("out", src) for src, e in files_doc.items() if isinstance(e, dict)}
@@ -71,7 +75,7 @@ def causes(results: list[OpResult], registered: dict[str, PortedOp], porting_rep
     for r in results:
         if r.status not in ("fail", "error", "crash"):
             continue
-        kind, summary, suspects, first = trace(r, registered, out_paths)
+        kind, summary, suspects, first = trace(r, registered, unregistered)
         sources = sorted({f for op in suspects for f in op.files})
         ported = tuple(out_paths.get(s, s) for s in sources)
         key = (kind, summary, ported)
@@ -100,6 +104,7 @@ def report_doc(torch_version: str, device: str, results: list[OpResult], causes_
             "status": r.status,
             "reason": r.reason,
             "dtypes": {d.dtype: {"status": d.status, "samples": d.samples, "failed": d.failed,
+                                 **({"rounding": d.rounding} if d.rounding else {}),
                                  **({"reason": d.reason} if d.reason else {})} for d in r.dtypes},
             "files": list(r.files),
             "operators": list(r.operators),

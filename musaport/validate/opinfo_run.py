@@ -18,7 +18,7 @@ from typing import Callable
 
 from musaport.outdir import OutDir, write_atomic
 from musaport.validate.opinfo import (JOB_TIMEOUT, Device, DeviceError, PortedOp, Selection, operators_of,
-                                      plan_opinfo, registered_ops, run_opinfo, write_json)
+                                      plan_opinfo, registered_ops, run_opinfo, unregistered_reasons, write_json)
 from musaport.validate.opinfo_report import (REPORT_JSON, REPORT_MD, causes, cited_line_rules, render_markdown,
                                              report_doc)
 from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES, run_test_files
@@ -120,7 +120,7 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
         results = run_test_files(device, tree, out.work("opinfo") / "tests", test_files, file_timeout,
                                  (lambda d, t, w: progress("tests", d, t, w)) if progress else None, log)
         files = {r.name: r.as_json() for r in results}
-    found = causes(list(run.results), registered, out.porting_report())
+    found = causes(list(run.results), registered, out.porting_report(), unregistered_reasons(out))
     _attribute_lines(found, out)
     figures = {"seconds": round(time.monotonic() - started, 1), "opinfo_seconds": run.seconds,
                "op_db_entries": run.entries_total, "workers": workers,
