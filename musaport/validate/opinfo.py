@@ -254,6 +254,10 @@ class _Worker:
         self.lines = queue.Queue()
         threading.Thread(target=_pump, args=(self.proc.stdout, self.lines), daemon=True).start()
         ready = self._answer(START_TIMEOUT)
+        if ready is not None and ready.get("timeout"):
+            self.stop()
+            raise DeviceError(f"{self.device.python}: the worker did not start within {START_TIMEOUT:.0f} s "
+                              f"(log: {self.log_path})")
         if ready is None or not ready.get("ready"):
             why = (ready or {}).get("fatal") or self._death("the worker did not start")
             self.stop()
@@ -272,7 +276,11 @@ class _Worker:
             return {"fatal": f"the worker wrote {line[:80]!r}"}
 
     def _death(self, what: str) -> str:
-        code = self.proc.wait(timeout=10) if self.proc else None
+        try:
+            code = self.proc.wait(timeout=10) if self.proc else None
+        except subprocess.TimeoutExpired:  # its stdout closed but it lives on: end it
+            self.stop()
+            code = None
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
