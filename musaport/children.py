@@ -1,7 +1,8 @@
 """Child processes that die with musaport and never write into the source tree.
 
-Every child (the tree's torchgen, compilers, worker processes) is started
-here, so three promises hold in one place:
+Every child process musaport starts (the tree's torchgen, compilers, pip,
+readelf, c++filt, doctor's probes) is started here, so three promises hold
+in one place:
 
 - a child dies with its parent: on Linux the kernel sends it SIGKILL when
   musaport dies (``PR_SET_PDEATHSIG``), so a killed run leaves no process
@@ -18,6 +19,7 @@ import ctypes
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -44,6 +46,14 @@ def popen(cmd: Sequence[str], cwd: Path, **kwargs: Any) -> subprocess.Popen[str]
 
 
 def run(cmd: Sequence[str], cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``cmd`` in ``cwd`` to completion, output captured; it dies with this process."""
+    """Run ``cmd`` in ``cwd`` to completion, output captured, no input; it dies with this process.
+
+    A child that outlives ``timeout`` raises ``subprocess.TimeoutExpired``
+    (``subprocess.run`` kills it first)."""
     return subprocess.run(list(cmd), cwd=cwd, preexec_fn=die_with_parent, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def scratch() -> Path:
+    """A working directory for a child that reads and writes no file (``--version``, ``c++filt``)."""
+    return Path(tempfile.gettempdir())

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from musaport import __version__
-from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError
+from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError, ToolError
 from musaport.outdir import OutDir
 from musaport.resources import default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack
 
@@ -61,7 +62,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 class _Commands(click.Group):
     """The command group: whatever escapes a command is still one line and an exit code.
 
-    Bad input (``LoadError``) exits 2; a failing file system (disk full, no
+    Bad input (``LoadError``) exits 2; a tool that failed (``ToolError``) exits 1; a failing file system (disk full, no
     permission) exits 1; Ctrl-C exits 130. Commands leave the previous output
     intact in each case, so the line says so.
     """
@@ -71,6 +72,8 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except LoadError as exc:
             fail(str(exc))
+        except ToolError as exc:
+            fail(str(exc), EXIT_FAILED)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
@@ -134,17 +137,13 @@ def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclu
     """Port the CUDA parts of a PyTorch tree (or, with --src, of an extension project) into
     OUT/generated_cuda_compatible."""
     jobs = jobs or default_jobs()
-    try:
-        if src is not None:
-            opts, config = _extension_run(pytorch_src, src, out, layout, rules, packs, jobs,
-                                          ops or exclude_ops or split or exclude_stubs or exclude_stubs_file)
-            report = _run_with_progress(opts, config, quiet)
-        else:
-            options = _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file,
-                                        not no_registration)
-            opts, report = _pytorch_run(pytorch_src, out, layout, _packs(rules, packs), jobs, options, quiet)
-    except LoadError as exc:
-        fail(str(exc))
+    if src is not None:
+        opts, config = _extension_run(pytorch_src, src, out, layout, rules, packs, jobs,
+                                      ops or exclude_ops or split or exclude_stubs or exclude_stubs_file)
+        report = _run_with_progress(opts, config, quiet)
+    else:
+        options = _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file, not no_registration)
+        opts, report = _pytorch_run(pytorch_src, out, layout, _packs(rules, packs), jobs, options, quiet)
     if not quiet:
         _summary(report, opts)
     for f in report.failed:
@@ -158,40 +157,40 @@ def run_cmd(pytorch_src, src, out, layout, rules, packs, jobs, quiet, ops, exclu
 
 def _pytorch_run(pytorch_src: Path | None, out: Path, layout: Path | None, packs: tuple[Path, ...], jobs: int,
                  options: GenerateOptions, quiet: bool) -> tuple[Options, Report]:
-    """``run --pytorch-src``: the last report when nothing changed, else the run.
+    """``run --pytorch-src``: ``port.reuse.port`` with the generation step's two halves.
 
-    The warm check needs only the generation step's inputs (``OperatorInputs``)
-    and, of the configuration, the key and the layout, which the last run's
-    snapshot gives while nothing they came from changed (``port.snapshot``);
-    the step itself (``OperatorFiles``: the operator model, torchgen, the scan's
-    process pool), the rules and the porting machinery are loaded when there is
-    work. A run with work surveys the tree again under its own lock (about 30 ms
-    on 2.6.0).
+    The warm check needs only the step's inputs (``OperatorInputs``); the step
+    itself (``OperatorFiles``: the operator model, torchgen, the scan's process
+    pool) is made only when there is work.
     """
-    from dataclasses import replace
-
     from musaport.ops.inputs import OperatorInputs
-    from musaport.port import snapshot
-    from musaport.port.config import Options, load_config
-    from musaport.port.reuse import up_to_date
+    from musaport.port.config import Options
+    from musaport.port.reuse import port
 
+    if pytorch_src is None:
+        _refuse_other_tree(OutDir(out), default_fixture_tree())
     opts = Options(source=pytorch_src or default_fixture_tree(), out=out, layout=layout or default_layout(),
                    packs=packs, jobs=jobs, generation=OperatorInputs(options))
-    saved = snapshot.load(opts)
-    config = snapshot.light_config(*saved) if saved else load_config(opts)
-    report = up_to_date(opts, config)
-    if report is not None:
-        if not saved:  # the next warm run need not load the configuration either
-            snapshot.save(opts, config)
-        return opts, report
-    from musaport.ops.generate import OperatorFiles
 
-    config = load_config(opts) if saved else config
-    opts = replace(opts, generation=OperatorFiles(options, jobs))
-    report = _run_with_progress(opts, config, quiet)
-    if report.return_code == 0:
-        snapshot.save(opts, config)
-    return opts, report
+    def working_step():
+        from musaport.ops.generate import OperatorFiles
+
+        return OperatorFiles(options, jobs)
+
+    with _progress(quiet) as (progress, on_plan):
+        return port(opts, working_step, progress, on_plan)
+
+
+def _refuse_other_tree(out: OutDir, bundled: Path) -> None:
+    """``run`` without ``--pytorch-src`` ports the bundled tree: refuse when ``out`` holds a port of another
+    tree, which the run would replace without a word."""
+    from musaport.port.request import Request
+
+    recorded = Request.load(out) if out.state.is_dir() and not out.state.is_symlink() else None
+    source = recorded.source if recorded is not None else out.source()
+    if source is not None and source != bundled:
+        fail(f"{out.root}: holds a port of {source}; give --pytorch-src {source} to update it "
+             "(without --pytorch-src, run ports the bundled fixture tree)")
 
 
 def _extension_run(pytorch_src, src, out, layout, rules, packs, jobs, registration_options):
@@ -215,10 +214,7 @@ def _generate_options(ops, exclude_ops, split, exclude_stubs, exclude_stubs_file
     def names(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n.strip() for v in values for n in v.split(",") if n.strip()))
 
-    try:
-        stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
-    except LoadError as exc:
-        fail(str(exc))
+    stubs = from_option(exclude_stubs) + (from_file(exclude_stubs_file) if exclude_stubs_file else [])
     if not registration and (ops or exclude_ops or split):
         fail("--ops, --exclude-ops and --split choose what to register; they cannot go with --no-registration")
     return GenerateOptions(ops=names(ops), exclude_ops=names(exclude_ops), split=split, exclude_stubs=tuple(stubs),
@@ -233,18 +229,26 @@ def default_jobs() -> int:
 def _run_with_progress(opts: Options, config, quiet: bool) -> Report:
     from musaport.port.run import run
 
+    with _progress(quiet) as (progress, on_plan):
+        return run(opts, config, progress, on_plan)
+
+
+@contextmanager
+def _progress(quiet: bool):
+    """The callbacks of a progress bar on a terminal (None, None otherwise)."""
     if quiet:  # rich is not even imported: a warm run is mostly start-up
-        return run(opts, config)
+        yield None, None
+        return
     err = console(stderr=True)
     if not err.is_terminal:
-        return run(opts, config)
+        yield None, None
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("porting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("port", total=None)
-        return run(opts, config, progress=lambda _r: bar.advance(task),
-                   on_plan=lambda n: bar.update(task, total=n))
+        yield (lambda _r: bar.advance(task)), (lambda n: bar.update(task, total=n))
 
 
 def _summary(report: Report, opts: Options) -> None:
@@ -273,11 +277,11 @@ def rules_group() -> None:
 def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False):
     from musaport.rewrite.packs import load_packs
 
-    try:
-        return load_packs(_packs(rules, packs, extension))
-    except LoadError as exc:
-        fail(str(exc))
+    return load_packs(_packs(rules, packs, extension))
 
+
+# The modules that make rules by code (each declares its ids in CODE_RULES; see rewrite.registry).
+RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids")
 
 _extension_option = click.option("--extension", is_flag=True,
                                   help="The rules of 'run --src' (adds the extension packs, rules/extension).")
@@ -301,16 +305,16 @@ def rules_list(rules, packs, extension) -> None:
 @_extension_option
 def rules_explain(rule_id, rules, packs, extension) -> None:
     """What one rule does, why, where it is declared, and its examples."""
-    from musaport.rewrite.explain import explain_rule
+    from musaport.rewrite.explain import explain_id
 
     ruleset = _ruleset(rules, packs, extension)
-    rule = ruleset.by_id(rule_id)
-    if rule is None:
+    text = explain_id(rule_id, ruleset, RULE_MAKERS)
+    if text is None:
         from difflib import get_close_matches
 
         close = get_close_matches(rule_id, [r.id for r in ruleset.rules], n=3)
         fail(f"no rule '{rule_id}'" + (f"; did you mean: {', '.join(close)}?" if close else ""))
-    console().print(explain_rule(rule), markup=False, highlight=False)
+    console().print(text, markup=False, highlight=False)
 
 
 @main.command("parse")
@@ -359,165 +363,44 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
         fail(f"--fail-on: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
     opts = CheckOptions(new, baseline, baseline_report, out, layout or default_layout(), _packs(rules, packs),
                         jobs or default_jobs(), tuple(dict.fromkeys(formats)), selected, validate)
-    try:
-        doc, code = check(opts)
-    except LoadError as exc:
-        fail(str(exc))
+    doc, code = check(opts)
     click.echo(render_text(doc), nl=False)
     sys.exit(code)
 
 
+def _mode_options(fn):
+    """One flag per validate mode (``validate.modes.MODES``), in their order, then each mode's options."""
+    from musaport.validate.modes import MODES
+
+    types = {"text": None, "path": AbsPath(path_type=Path),
+             "folder": AbsPath(path_type=Path, exists=True, file_okay=False)}
+    for mode in reversed(MODES):
+        for o in reversed(mode.options):
+            extra = {"is_flag": True} if o.kind == "flag" else {"type": types[o.kind], "default": None}
+            fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, **extra)(fn)
+    for mode in reversed(MODES):
+        fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
+    return fn
+
+
 @main.command("validate")
-@click.option("--compile", "compile_mode", is_flag=True, help="Syntax-check ported translation units with clang.")
-@click.option("--run", "run_mode", is_flag=True, help="Port, build and run the fixture kernels on the CPU.")
-@click.option("--backend", "backend_mode", is_flag=True,
-              help="Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
-                   "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
-@click.option("--opinfo", "opinfo_mode", is_flag=True,
-              help="Load the port into the release's torch as the 'musa' device and run PyTorch's OpInfo samples "
-                   "on it against the CPU (test_compare_cpu's comparison).")
-@click.option("--pytorch-tests", is_flag=True,
-              help="--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) on the device.")
-@click.option("--test-timeout", type=click.FloatRange(min=1), default=None, metavar="SECONDS",
-              help="--pytorch-tests: stop a test file after this long (default: 1200).")
-@click.option("--ops", "ops", multiple=True, metavar="OP[,OP...]",
-              help="--backend: the operators to run (default: every sample in rules/backend/ops.yaml); "
-                   "--opinfo: the OpInfo entries (default: every entry whose operators the port registers).")
-@click.option("--libtorch", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
-              help="--backend: use this torch package (its folder, with include/ and lib/) instead of fetching "
-                   "the wheel of the tree's release into the user cache.")
+@_mode_options
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'.")
-@click.option("--host-only", is_flag=True, help="Skip the device-side pass.")
-@click.option("--no-pch", is_flag=True,
-              help="Parse every TU from scratch instead of from the precompiled common prelude (slower).")
-@click.option("--torch", type=AbsPath(path_type=Path), default=None,
-              help="OUT is an extension's port (run --src): compile it against this PyTorch, the --out of "
-                   "'run --pytorch-src' or an installed torch's include folder.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
 @click.argument("patterns", nargs=-1)
-def validate_cmd(compile_mode, run_mode, backend_mode, opinfo_mode, pytorch_tests, test_timeout, ops, libtorch, out,
-                 host_only, no_pch, torch, jobs, patterns) -> None:
+def validate_cmd(out, jobs, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch."""
-    if compile_mode + run_mode + backend_mode + opinfo_mode != 1:
-        fail("give exactly one of --compile, --run, --backend or --opinfo")
-    if (pytorch_tests or test_timeout) and not opinfo_mode:
-        fail("--pytorch-tests and --test-timeout go with --opinfo")
-    if opinfo_mode:
-        if patterns or libtorch:
-            fail("--opinfo takes no file patterns and no --libtorch (select entries with --ops)")
-        from musaport.validate.opinfo import DeviceError
+    from musaport.validate.modes import Invocation, choose
 
-        names = tuple(n.strip() for item in ops for n in item.split(",") if n.strip())
-        _require("validate --opinfo")
-        try:
-            code = _validate_opinfo(OutDir(out), names, jobs or default_jobs(), pytorch_tests, test_timeout)
-        except LoadError as exc:
-            fail(str(exc), EXIT_FAILED if isinstance(exc, DeviceError) else EXIT_USAGE)
-        sys.exit(code)
-    if torch is not None and not compile_mode:
-        fail("--torch goes with --compile (an extension's port compiled against a PyTorch)")
-    if (ops or libtorch) and not backend_mode:
-        fail("--ops and --libtorch go with --backend")
-    if backend_mode and patterns:
-        fail("--backend takes no file patterns (select operators with --ops)")
-    mode = "validate --compile" if compile_mode else "validate --run" if run_mode else "validate --backend"
-    _require(mode)
-    try:
-        if compile_mode:
-            code = _validate_compile(out, patterns or ("*.mu",), jobs or default_jobs(), host_only, not no_pch,
-                                     torch)
-        elif backend_mode:
-            names = tuple(n.strip() for item in ops for n in item.split(",") if n.strip())
-            code = _validate_backend(OutDir(out), names, libtorch, jobs or default_jobs())
-        else:
-            code = _validate_run(OutDir(out), patterns, jobs or default_jobs())
-    except LoadError as exc:
-        fail(str(exc))
-    sys.exit(code)
-
-
-def _validate_opinfo(out: OutDir, names: tuple[str, ...], jobs: int, pytorch_tests: bool,
-                     test_timeout: float | None) -> int:
-    """Build the musa device, run OpInfo (and the test files): progress, a summary, both reports, the code."""
-    out.require_port()
-    from musaport.validate import libtorch as lt
-    from musaport.validate import torchenv
-    from musaport.validate.device import build_device
-    from musaport.validate.opinfo_render import progress_display, summary
-    from musaport.validate.opinfo_run import from_device_build, validate_opinfo
-    from musaport.validate.opinfo_tests import FILE_TIMEOUT
-
-    log = lambda m: click.echo(m, err=True)  # noqa: E731
-    release = lt.release(Path(out.porting_report()["source"]))
-    try:
-        env = torchenv.fetch(release, log=log)
-    except torchenv.FetchError as exc:
-        raise LoadError(str(exc)) from None
-    command = "musaport validate --opinfo --out OUT" + (f" --ops {','.join(names)}" if names else "") + \
-        (" --pytorch-tests" if pytorch_tests else "")
-    with progress_display(console(stderr=True), log) as progress:
-        outcome = validate_opinfo(out, env.python, lambda ops: from_device_build(build_device(out, ops, jobs, log)),
-                                  names, jobs, pytorch_tests, file_timeout=test_timeout or FILE_TIMEOUT,
-                                  progress=progress, log=log, command=command)
-    summary(outcome.doc, console(), str(outcome.md_path))
-    return outcome.code
-
-
-def _validate_compile(out: Path, patterns: tuple[str, ...], jobs: int, host_only: bool, pch: bool = True,
-                      torch: Path | None = None) -> int:
-    from musaport.validate.compile import VALIDATE_MD, build_list_outcomes, render_reports, validate_compile
-
-    out_dir = OutDir(out)
-    outcomes = validate_compile(out_dir, tuple(patterns), jobs, ("host",) if host_only else ("host", "device"), pch,
-                                torch)
-    for o in outcomes:
-        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.file}" + ("" if o.ok else f" [{o.failed_pass}] {o.error}"))
-    render_reports(out_dir, outcomes)
-    passed = sum(o.ok for o in outcomes)
-    built = build_list_outcomes(out_dir, outcomes)
-    click.echo(f"{passed} of {len(outcomes)} passed; in the default build list {sum(o.ok for o in built)} of "
-               f"{len(built)}; report: {out / VALIDATE_MD}")
-    return 0 if passed == len(outcomes) else 1
-
-
-def _validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> int:
-    """Build and run the fixture kernels: one line per kernel, validate_run.json, the exit code."""
-    from musaport.validate.kernels import validate_run, write_run_report
-
-    outcomes = validate_run(out, patterns, jobs)
-    for o in outcomes:
-        click.echo(f"{'PASS' if o.ok else 'FAIL'} {o.name} ({o.stage}) {o.detail}")
-    write_run_report(out, outcomes)
-    passed = sum(o.ok for o in outcomes)
-    click.echo(f"{passed} of {len(outcomes)} kernels passed")
-    return 0 if outcomes and passed == len(outcomes) else 1
-
-
-def _validate_backend(out: OutDir, names: tuple[str, ...], libtorch: Path | None, jobs: int) -> int:
-    """Build the backend, run the samples: a table, validate_backend_report.json, the exit code."""
-    from musaport.validate import libtorch as lt
-    from musaport.validate.backend import validate_backend, write_report
-    from musaport.validate.render import backend_table
-    from musaport.validate.samples import load_catalog
-    from musaport.validate.torchenv import FetchError
-
-    out.require_port()
-    catalog = load_catalog()
-    chosen = catalog.select(names)
-    version = lt.release(Path(out.porting_report()["source"]))
-    try:
-        torch = lt.given(libtorch, version) if libtorch else lt.fetch(version, log=lambda m: click.echo(m, err=True))
-    except FetchError as exc:  # pip or the new environment failed: a tool failure, not bad input
-        fail(str(exc), EXIT_FAILED)
-    results, figures = validate_backend(out, catalog, chosen, torch, jobs, log=lambda m: click.echo(m, err=True))
-    report = write_report(out, version, results, figures)
-    backend_table(results, console())
-    passed = sum(r.status == "pass" for r in results)
-    click.echo(f"{passed} of {len(results)} operators pass on PrivateUse1 with libtorch {version} "
-               f"(build {figures['seconds']} s); report: {report}")
-    return 0 if passed == len(results) else 1
+    flags = {name[len("mode_"):]: options.pop(name) for name in list(options) if name.startswith("mode_")}
+    mode = choose(flags, options, patterns)
+    _require(mode.command)
+    result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
+                                 log=lambda m: click.echo(m, err=True), console=console()))
+    click.echo(result.summary)
+    sys.exit(result.exit_code)
 
 
 @main.command("whereis")
@@ -533,20 +416,29 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     """Which ported file defines SYMBOL (mangled or not), and which .mu to add (exit 0 found, 1 not defined)."""
     import json
 
-    from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
+    from musaport.cpp.symbols import demangle, parse_symbol
     from musaport.whereis.render import render_text, to_json
     from musaport.whereis.search import whereis
 
     out_dir = OutDir(out)
     if not out_dir.tree.is_dir():
         fail(f"{out_dir.tree}: no ported tree here; run 'musaport run --out {out}' first or pass --out")
-    try:
-        parsed = parse_symbol(symbol, demangle(symbol))
-    except SymbolError as exc:
-        fail(str(exc))
+    out_dir.require_whole()  # a tree a killed run left half moved into place answers nothing
+    _note_other_tree(out_dir, pytorch_src)
+    parsed = parse_symbol(symbol, demangle(symbol))
     answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
+
+
+def _note_other_tree(out: OutDir, pytorch_src: Path | None) -> None:
+    """One line when ``--pytorch-src`` names another tree than the one the port in ``out`` was made from."""
+    from musaport.port.request import Request
+
+    recorded = Request.load(out) if pytorch_src is not None else None
+    if recorded is not None and recorded.source != pytorch_src:
+        click.echo(f"musaport: note: the port in this --out was made from {recorded.source}; "
+                   f"using {pytorch_src} as given here", err=True)
 
 
 @main.command("diff")
@@ -565,7 +457,7 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     """The CUDA → MUSA diff of OP's files, each changed line with its rule ids, then its registration."""
     import json
 
-    from musaport.diff.operator import UnknownOperator, default_source, op_diff
+    from musaport.diff.operator import default_source, op_diff
     from musaport.diff.render import render_plain, render_rich, render_stat, to_json
 
     out_dir = OutDir(out)
@@ -573,10 +465,10 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     if given and pytorch_src is None:  # else a typo in --out would silently diff the bundled fixture tree
         out_dir.require_port()
     source = pytorch_src or default_source(out_dir, default_fixture_tree())
-    try:
-        diff = op_diff(op, source, out_dir, _ruleset(rules, packs), context)
-    except (UnknownOperator, LoadError) as exc:
-        fail(str(exc))
+    if out_dir.state.is_dir():
+        _note_other_tree(out_dir, pytorch_src)
+    ruleset, layout = _run_rules(out_dir, rules, packs)
+    diff = op_diff(op, source, out_dir, ruleset, context, layout)
     if as_json:
         click.echo(json.dumps(to_json(diff), indent=2))
     elif stat:
@@ -585,6 +477,26 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
         click.echo(render_plain(diff), nl=False)
     else:
         render_rich(diff, console())
+
+
+def _run_rules(out: OutDir, rules: tuple[Path, ...], packs: tuple[str, ...]):
+    """The rules and layout of the run that made ``out`` (``port.request``); ``--rules``/``--pack``
+    given here replace its packs, with one line saying so. A port no request was recorded for
+    (an older musaport) gets the bundled packs and layout, as before."""
+    from dataclasses import replace
+
+    from musaport.port.request import Request, differs
+    from musaport.rewrite.packs import load_packs
+
+    recorded = Request.load(out) if out.state.is_dir() else None
+    given = _packs(rules, packs) if (rules or packs or recorded is None) else None
+    note = differs(recorded, given)
+    if note:
+        click.echo(f"musaport: note: {note}", err=True)
+    if recorded is None:
+        return load_packs(given), None
+    request = replace(recorded, packs=given) if given is not None else recorded
+    return request.load_rules(), request.load_layout()
 
 
 @main.command("doctor")

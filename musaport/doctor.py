@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from musaport import children
+
 COMMANDS: tuple[str, ...] = ("run", "diff", "whereis", "validate --compile", "validate --run", "check",
                              "check --validate", "parse", "rules", "validate --backend",
                              "validate --opinfo")
@@ -130,8 +132,7 @@ def probe_tool(req: Requirement) -> Status:
     if path is None:
         return Status(req, False, "not on PATH")
     try:
-        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=TOOL_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        done = children.run([path, "--version"], children.scratch(), timeout=TOOL_TIMEOUT)
     except (OSError, subprocess.SubprocessError) as err:
         return Status(req, True, f"{path} (--version failed: {type(err).__name__})")
     lines = (done.stdout or done.stderr).strip().splitlines()
@@ -190,8 +191,7 @@ def probe_torchgen(req: Requirement, pytorch_src: Path | None) -> Status:
     code = f"import sys; sys.path.insert(0, {str(src)!r}); import torchgen.model, torchgen.gen"
     try:
         with tempfile.TemporaryDirectory(prefix="musaport-doctor-") as cwd:
-            done = subprocess.run([sys.executable, "-I", "-B", "-c", code], cwd=cwd, capture_output=True,
-                                  text=True, timeout=TORCHGEN_TIMEOUT, stdin=subprocess.DEVNULL)
+            done = children.run(children.python("-c", code), Path(cwd), timeout=TORCHGEN_TIMEOUT)
     except subprocess.TimeoutExpired:
         return Status(req, False, f"importing torchgen timed out after {TORCHGEN_TIMEOUT} s", install="")
     except (OSError, subprocess.SubprocessError) as err:

@@ -1,8 +1,15 @@
 """The errors a user sees as one line, and the exit codes every command shares.
 
-A ``LoadError`` is bad input (a data file, a path, an option): its message
-names the file and, where there is one, the line.  The CLI prints it as one
-``musaport: error:`` line and exits with ``EXIT_USAGE``.
+Errors come in two kinds, as black's ``InvalidInput`` and ``CannotTransform``:
+
+- a ``LoadError`` is bad input (a data file, a path, an option): its message
+  names the file and, where there is one, the line.  Exit ``EXIT_USAGE`` (2).
+- a ``ToolError`` is a tool that failed on good input (the compiler, the
+  linker, pip, the tree's torchgen, a port ``check`` made): its message names
+  the tool.  Exit ``EXIT_FAILED`` (1).
+
+The command group (``cli._Commands``) prints either as one ``musaport:
+error:`` line; no command catches them itself.
 """
 
 from __future__ import annotations
@@ -12,3 +19,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 class LoadError(Exception):
     """An input that cannot be used; the message names file and line."""
+
+
+class ToolError(Exception):
+    """A tool that failed on input musaport accepted; the message names the tool."""

@@ -14,6 +14,7 @@ Writes go through :func:`write_atomic`, so a reader never sees half a file.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 from contextlib import contextmanager
@@ -29,12 +30,37 @@ REPORT_MD = "porting_report.md"
 FUNCTIONS_YAML = "musa_functions.yaml"
 CMAKE_FILE = "musaport_sources.cmake"
 REGISTRATION = "aten/src/ATen/RegisterMUSA.cpp"
+# The reports of validate, beside porting_report.* at the top of --out.
+VALIDATE_JSON = "validate_report.json"
+VALIDATE_MD = "validate_report.md"
+VALIDATE_RUN_JSON = "validate_run.json"
+VALIDATE_BACKEND_JSON = "validate_backend_report.json"
+TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON)
+# The state folder's files: the port's cache (an index of stats and hashes, and the outcomes in a
+# file of their own), the warm run's configuration snapshot, the operator scan's cache.
+CACHE_INDEX = "cache.json"
+CACHE_RESULTS = "cache-results.json"
+CONFIG_SNAPSHOT = "config-snapshot.json"
+OPERATOR_SCAN = "operator-scan.json"
+LOCK = "lock"
+STAGING_PREFIX = "staging-"  # + the pid of the run that stages
+# Work folders in the state folder, one per validate mode (and their caches).
+WORK_DIRS = ("validate", "validate-run", "backend")
+VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
 COMMIT_MARKER = "commit-in-progress"
 # In the state folder: every tree path the tool wrote, so files a user put in
 # the tree are never taken for stale outputs (see port.run._commit).
 OUTPUTS_MANIFEST = "outputs.json"
+# In the state folder: the run's request (tree, layout, packs, generation options; see port.request),
+# which diff, whereis, validate and check read instead of reloading defaults.
+REQUEST_NAME = "request.json"
+# In the state folder: the sha256 of each report musaport wrote at the top of --out, so a
+# report someone else put there is refused instead of overwritten.
+REPORTS_RECORD = "reports.json"
+STATE_FILES = frozenset({CACHE_INDEX, CACHE_RESULTS, CONFIG_SNAPSHOT, OPERATOR_SCAN, OUTPUTS_MANIFEST, REQUEST_NAME,
+                         REPORTS_RECORD, COMMIT_MARKER, LOCK})
 
 
 class OutDir:
@@ -65,12 +91,27 @@ class OutDir:
         return self.report_json, self.report_md
 
     def state_file(self, name: str) -> Path:
-        """A file of the tool's state (``cache.json``, ``operator-scan.json``, ...)."""
+        """A file of the tool's state (``cache.json``, ``operator-scan.json``, ...): only names this
+        module declares, so every name under ``--out`` has its one owner here."""
+        if name not in STATE_FILES:
+            raise ValueError(f"{name}: not a state file OutDir knows (declare it in musaport/outdir.py)")
         return self.state / name
 
     def work(self, name: str) -> Path:
-        """A work folder under the state folder (``validate``, ``validate-run``)."""
+        """A work folder under the state folder (``validate``, ``validate-run``, ``backend``)."""
+        if name not in WORK_DIRS:
+            raise ValueError(f"{name}: not a work folder OutDir knows (declare it in musaport/outdir.py)")
         return self.state / name
+
+    def top(self, name: str) -> Path:
+        """A report at the top of ``--out`` (``validate_report.md``, ...)."""
+        if name not in TOP_FILES:
+            raise ValueError(f"{name}: not a report OutDir knows (declare it in musaport/outdir.py)")
+        return self.root / name
+
+    def staging(self, pid: int) -> Path:
+        """The staging folder of the run with process id ``pid``."""
+        return self.state / f"{STAGING_PREFIX}{pid}"
 
     def porting_report(self) -> dict[str, Any]:
         """The last run's ``porting_report.json`` (empty when there is none or it is unreadable)."""
@@ -92,9 +133,11 @@ class OutDir:
         return {src: entry["out"] for src, entry in files.items() if isinstance(entry, dict) and "out" in entry}
 
     def prepare(self) -> None:
-        """Create ``--out`` and its state folder, or refuse it in one line (a file, unwritable)."""
+        """Create ``--out`` and its state folder, or refuse it in one line (a file, unwritable, a state
+        folder that is a symbolic link: caches, lock and staging would land outside ``--out``)."""
         if self.root.exists() and not self.root.is_dir():
             raise LoadError(f"{self.root}: --out exists and is not a folder")
+        self.refuse_linked_state()
         try:
             self.state.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -110,7 +153,7 @@ class OutDir:
         released when its holder dies, however it dies.
         """
         self.prepare()
-        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.state / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -123,17 +166,76 @@ class OutDir:
             os.close(fd)
 
     @property
+    def request_file(self) -> Path:
+        return self.state / REQUEST_NAME
+
+    @property
     def commit_marker(self) -> Path:
         return self.state / COMMIT_MARKER
+
+    def refuse_linked_state(self) -> None:
+        """Refuse a state folder that is a symbolic link (it would be followed out of ``--out``)."""
+        if self.state.is_symlink():
+            raise LoadError(f"{self.state}: is a symbolic link; musaport keeps its state inside --out "
+                            "and does not follow it (remove the link)")
 
     def require_port(self) -> None:
         """Refuse an ``--out`` that holds no port, or one a killed run left half moved into place."""
         if not self.tree.is_dir() or not self.report_json.is_file():
             raise LoadError(f"{self.root}: no ported tree here; run 'musaport run --out {self.root}' first")
+        self.require_whole()
+
+    def require_whole(self) -> None:
+        """Refuse a tree a killed run left half moved into place, or state behind a symbolic link."""
+        self.refuse_linked_state()
         if self.commit_marker.exists():
             raise LoadError(f"{self.root}: a run was stopped while moving its outputs into place "
                             f"({self.commit_marker} exists), so the tree mixes two ports; "
-                            f"run 'musaport run --out {self.root}' again first")
+                            f"run '{self._rerun()}' again first")
+
+    def _rerun(self) -> str:
+        """The command that ports this ``--out`` again (naming its tree, when the report says which)."""
+        source = self.source()
+        if source is None:
+            return f"musaport run --out {self.root}"
+        try:
+            discovered = json.loads(self.request_file.read_bytes()).get("discovered")
+        except (OSError, ValueError, AttributeError):
+            discovered = False
+        return f"musaport run --{'src' if discovered else 'pytorch-src'} {source} --out {self.root}"
+
+
+    def record_reports(self) -> None:
+        """Remember the reports just written (their sha256), so the next run knows them for its own."""
+        record = {p.name: _sha256(p) for p in self.reports() if p.is_file()}
+        write_atomic(self.state / REPORTS_RECORD, json.dumps(record, sort_keys=True).encode())
+
+    def foreign_report(self) -> Path | None:
+        """A report at the top of ``--out`` that musaport did not write (a run would overwrite it).
+
+        A report is musaport's when its hash is the recorded one; an ``--out``
+        from before the record (no record, but the outputs manifest of a
+        commit) counts its reports as musaport's.
+        """
+        try:
+            record = json.loads((self.state / REPORTS_RECORD).read_bytes())
+        except (OSError, ValueError):
+            record = None
+        for path in self.reports():
+            if not path.exists() and not path.is_symlink():
+                continue
+            if path.is_symlink() or not path.is_file():
+                return path
+            if isinstance(record, dict):
+                if record.get(path.name) != _sha256(path):
+                    return path
+            elif not (self.state / OUTPUTS_MANIFEST).is_file():
+                return path
+        return None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def write_atomic(path: Path, data: bytes) -> bool:

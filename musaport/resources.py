@@ -1,4 +1,4 @@
-"""Where the bundled rule packs, templates, shim and fixtures live.
+"""Where the bundled rule packs, templates, shim and fixtures live, and the rendering of the templates.
 
 From a checkout they are the top-level folders next to the package; from an
 installed wheel they are packaged under ``musaport/_data`` (see
@@ -72,3 +72,23 @@ def default_fixture_tree() -> Path:
 def extension_packs() -> list[Path]:
     """The packs a ``run --src`` (an extension project) adds after the bundled and optional ones."""
     return sorted((data_dir("rules") / "extension").glob("*.yaml"))
+
+
+def render_template(name: str, **values: object) -> str:
+    """Render ``templates/<name>`` with ``values`` (Jinja2, ``StrictUndefined``: a missing value is an
+    error, never an empty string; Python only prepares the values)."""
+    return _environment().get_template(name).render(**values)
+
+
+@lru_cache(maxsize=1)
+def _environment():
+    """One environment per process, so each template is compiled once."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined  # deferred: a warm run renders nothing
+
+    return Environment(
+        loader=FileSystemLoader(str(data_dir("templates"))),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterable
 
 from musaport.cpp.parser import CODE, INCLUDE, masked, parse
-from musaport.port.file import declared_names
+from musaport.cpp.declarations import declared_names
 from musaport.port.layout import Found, discover, load_layout
 from musaport.resources import data_dir, default_layout, parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import systematic

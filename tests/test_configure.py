@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from musaport.port.configure import render
+from musaport.port.cmake_headers import render
 
 
 @pytest.mark.parametrize(("before", "values", "after"), [

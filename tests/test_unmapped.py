@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from musaport.cpp.parser import CODE, masked, parse
-from musaport.port.file import FileResult, declared_names, family, find_unmapped
+from musaport.cpp.declarations import declared_names
+from musaport.port.file import FileResult, family, find_unmapped
 from musaport.port.report import Report
 from musaport.resources import parse_vocabulary, vocabulary_file
 

@@ -250,3 +250,21 @@ def test_an_operator_the_port_does_not_register_is_its_own_cause_without_files()
     assert causes(results, REGISTERED, PORTING_REPORT, why)[0].summary == (
         "not registered: aten::view_as_real on musa "
         "(musa_functions.yaml: unresolved: view_as_real is not defined in any scanned file)")
+
+
+def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path) -> None:
+    from conftest import musaport
+
+    cases = [
+        (("--opinfo", "x.mu"), "--opinfo takes no file patterns (select OpInfo entries with --ops)"),
+        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests and --test-timeout go with --opinfo"),
+        (("--opinfo", "--libtorch", str(tmp_path)), "--ops and --libtorch go with --backend"),
+        (("--opinfo", "--test-timeout", "60"), "--test-timeout goes with --pytorch-tests"),
+        (("--opinfo", "--pytorch-tests", "--test-timeout", "soon"), "--test-timeout: 'soon' is not a number"),
+        (("--opinfo",), "no ported tree here; run 'musaport run --out"),
+    ]
+    for args, message in cases:
+        done = musaport("validate", *args, "--out", str(tmp_path / "out"))
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # refused before anything was written

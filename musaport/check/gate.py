@@ -7,7 +7,7 @@ from pathlib import Path
 
 from musaport.check.compare import Snapshot, compare, load_baseline, selected, to_json
 from musaport.check.render import FORMATS
-from musaport.errors import EXIT_FAILED, EXIT_OK, LoadError
+from musaport.errors import EXIT_FAILED, EXIT_OK, ToolError
 from musaport.ops.generate import OperatorFiles
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.port.config import Options, load_config
@@ -37,7 +37,7 @@ def snapshot_of(tree: Path, out: Path, opts: CheckOptions) -> Snapshot:
     run_opts = Options(tree, out, opts.layout, opts.packs, opts.jobs, OperatorFiles())
     report = run(run_opts, load_config(run_opts))
     if report.return_code != EXIT_OK:
-        raise LoadError(f"{tree}: porting failed; see {OutDir(out).report_md}")
+        raise ToolError(f"musaport run: {tree}: porting failed; see {OutDir(out).report_md}")
     snap = Snapshot.from_report(OutDir(out).porting_report())
     snap.source = str(tree)
     snap.with_operators(tree, registered_operators(out))

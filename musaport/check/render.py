@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from musaport import __version__
 from musaport.check.compare import CATEGORIES
-from musaport.templates import render_template
+from musaport.resources import render_template
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass
+
+from musaport import children
+from musaport.errors import LoadError
 
 ANONYMOUS = "(anonymous namespace)"
 _PREFIXES = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "guard variable for ",
@@ -20,8 +22,8 @@ _OPERATOR = re.compile(r"(?:^|::)operator\b")
 _OPERATOR_CHARS = frozenset(" <>=!+-*/%^&|~[],")
 
 
-class SymbolError(Exception):
-    """A symbol that cannot be read, or no demangler; the message says which."""
+class SymbolError(LoadError):
+    """A symbol that cannot be read, or no demangler; the message says which (bad input: exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ def demangle(symbol: str) -> str:
     tool = shutil.which("c++filt")
     if tool is None:
         raise SymbolError("c++filt not found on PATH (install binutils), or pass the demangled name instead")
-    out = subprocess.run([tool, symbol], capture_output=True, text=True, check=False).stdout.strip()
+    out = children.run([tool, symbol], children.scratch()).stdout.strip()
     if not out or out == symbol:
         raise SymbolError(f"{symbol}: not a valid mangled C++ name (c++filt cannot demangle it)")
     return out

@@ -2,7 +2,8 @@
 
 Resolves the operator with the operator model (schemas, kernel, stubs and
 the files that define and register them), diffs those files with
-``diffview`` and adds the registration code generated for the operators.
+``diff.files`` and adds the registration code generated for the operators,
+both with the rules and layout of the run that made OUT (``port.request``).
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport.diff.files import FileDiff, diff_files
+from musaport.errors import LoadError
 from musaport.ops.emit_registration import registration_source
 from musaport.ops.model import Operator, operator_model
 from musaport.outdir import OutDir
+from musaport.port.layout import Layout
 from musaport.resources import user_cache
 from musaport.rewrite.rules import RuleSet
 
 REGISTRABLE = ("stub", "structured", "cuda-function")
 
 
-class UnknownOperator(Exception):
-    """No operator with a CUDA kernel matches the query; carries close names."""
+class UnknownOperator(LoadError):
+    """No operator with a CUDA kernel matches the query; carries close names (bad input: exit 2)."""
 
     def __init__(self, query: str, suggestions: list[str]) -> None:
         hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
@@ -48,16 +51,18 @@ def default_source(out: OutDir, fallback: Path) -> Path:
     return source if source is not None and source.is_dir() else fallback
 
 
-def op_diff(query: str, source: Path, out: OutDir, rules: RuleSet, context: int = 3) -> OpDiff:
-    """Resolve ``query`` and diff every file its operators are defined or registered in."""
-    model = operator_model(source, out if out.tree.is_dir() else _scratch(source))
+def op_diff(query: str, source: Path, out: OutDir, rules: RuleSet, context: int = 3,
+            layout: Layout | None = None) -> OpDiff:
+    """Resolve ``query`` and diff every file its operators are defined or registered in, with the
+    run's ``rules`` and ``layout`` (``port.request``; None: the bundled layout)."""
+    model = operator_model(source, out if out.tree.is_dir() else _scratch(source), layout=layout)
     ops = model.resolve(query)
     if not ops:
         raise UnknownOperator(query, model.suggestions(query))
     files = sorted({f for op in ops for f in op.files})
     diffs = diff_files(source, out, files, rules, context)
     names = [op.name for op in ops if op.kind in REGISTRABLE and op.name in model.wrappers]
-    registration = registration_source(model, names) if names else ""
+    registration = registration_source(model, names, rules) if names else ""
     note = "" if names else _no_registration(ops, model.note)
     return OpDiff(query, str(source), tuple(ops), tuple(diffs), registration, note)
 

@@ -10,23 +10,20 @@ registration is generated.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from musaport.extension.buildfiles import Paths, port_build_file
 from musaport.extension.discover import Discovery, discover
 from musaport.extension.includes import follow_rules, include_tables
+from musaport.jsoncache import stamps_digest
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import header
 from musaport.outdir import CMAKE_FILE, OutDir
-from musaport.port import cache
 from musaport.port.file import FileResult
 from musaport.port.layout import Layout
-from musaport.port.config import Config, Generated, Options
-from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import Rule, extend
-from musaport.rewrite.packs import load_packs
+from musaport.port.config import Config, Generated, Options, load_config
+from musaport.rewrite.rules import Rule
 from musaport.rewrite.transforms import rename_dirs
 
 
@@ -43,15 +40,8 @@ class ExtensionFiles:
                             f"{d.root}: computed from the discovered files")
 
     def describe(self, source: Path, layout: Layout) -> str:
-        """The build files' size and mtime: a changed setup.py is ported again."""
-        h = hashlib.sha256()
-        for rel in self.discovery.build_files:
-            try:
-                st = (source / rel).stat()
-            except OSError:
-                continue
-            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-        return f"extension\0{h.hexdigest()}"
+        """The build files' stamps (``jsoncache.stamp``): a changed setup.py is ported again."""
+        return f"extension\0{stamps_digest((rel, source / rel) for rel in self.discovery.build_files)}"
 
     def observer(self) -> None:
         """The generated files need nothing from the sources' parse."""
@@ -86,19 +76,13 @@ def _without_data(result: FileResult) -> FileResult:
 
 
 def extension_config(opts: Options, discovery: Discovery) -> Config:
-    """Like ``port.run.load_config``, with the discovered layout.
+    """``port.config.load_config`` with the discovered layout.
 
     The layout's digest is the discovery's (selection, renames, include
     roots, each file's includes), so the cache key changes whenever the
     rename map does, and every file is ported again with the new map.
     """
-    layout = discovery.layout()
-    rules = load_packs(opts.packs, compile=False)
-    if opts.generation is not None:
-        rules = extend(rules, opts.generation.extra_rules())
-    raw = vocabulary_file().read_bytes()
-    key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
-    return Config(layout, rules, parse_vocabulary(raw), key)
+    return load_config(opts, discovery.layout())
 
 
 def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: int) -> tuple[Options, Config]:

@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from musaport.outdir import CMAKE_FILE
-from musaport.templates import render_template
+from musaport.resources import render_template
 
 INCLUDE_DIRS = ("", "aten/src")
 

@@ -19,7 +19,7 @@ from musaport.ops.model import Operator, OperatorModel
 from musaport.ops.records import Record, Wrapper
 from musaport.outdir import REGISTRATION
 from musaport.rewrite.rules import RuleSet
-from musaport.templates import render_template
+from musaport.resources import render_template
 
 NATIVE_ROOT = "aten/src/ATen/native/"
 

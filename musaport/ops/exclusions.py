@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from musaport.rewrite.registry import CodeRule
 from musaport.rewrite.rules import Rule, make_rule
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
@@ -83,3 +84,12 @@ def rule_for(e: Exclusion) -> Rule:
 
 def rule_id(stub: str) -> str:
     return f"exclude-stub-{stub}"
+
+
+# The ids this module makes, for ``musaport rules explain`` (``rewrite.registry``).
+CODE_RULES = (CodeRule(
+    rule_id("*"), "regex", "The backend implements this DispatchStub itself, so the ported CUDA kernel's "
+    "REGISTER_DISPATCH line is removed (two registrations for one stub fail at load time); every removal is "
+    "a finding.", "musaport/ops/exclusions.py (run --exclude-stubs NAME or --exclude-stubs-file FILE)",
+    "REGISTER_DISPATCH(index_stub, &index_kernel);",
+    "/* musaport: REGISTER_DISPATCH(index_stub, ...) removed (--exclude-stubs) */"),)

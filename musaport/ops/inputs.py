@@ -9,10 +9,10 @@ and ``generate.OperatorFiles`` adds the work on top.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from musaport.jsoncache import stamps_digest
 from musaport.ops.exclusions import Exclusion, rule_for
 from musaport.port.layout import Layout, OperatorFolders
 from musaport.rewrite.rules import Rule
@@ -65,12 +65,5 @@ def inputs(source: Path, layout: Layout) -> list[Path]:
 
 
 def inputs_digest(source: Path, layout: Layout) -> str:
-    """Size and mtime of the files outside the port that the generated files depend on."""
-    h = hashlib.sha256()
-    for path in inputs(source, layout):
-        try:
-            st = path.stat()
-        except OSError:
-            continue
-        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()
+    """The stamps (``jsoncache.stamp``) of the files outside the port that the generated files depend on."""
+    return stamps_digest((str(path), path) for path in inputs(source, layout))

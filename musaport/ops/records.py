@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from musaport import children, jsoncache
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.ops.inputs import NATIVE_FUNCTIONS, TAGS
 from musaport.yamlload import load_yaml
 
@@ -171,7 +171,7 @@ def load_records(source: Path, state: Path) -> Records:
     if (source / "torchgen").is_dir():
         try:
             records = _from_torchgen(source, state)
-        except LoadError as exc:  # a torchgen this tool cannot drive: say so, keep the model (not cached)
+        except ToolError as exc:  # a torchgen this tool cannot drive: say so, keep the model (not cached)
             fallback = _from_yaml(source, f"the tree's torchgen failed ({exc}); operators read from plain YAML, "
                                           "no registration code")
             return replace(fallback, problem=str(exc))
@@ -189,7 +189,7 @@ def _from_torchgen(source: Path, state: Path) -> Records:
     stdout, stderr = child.communicate()
     if child.returncode != 0:
         last = (stderr.strip().splitlines() or ["no output"])[-1]
-        raise LoadError(f"the tree's torchgen failed: {last} (see 'musaport doctor --pytorch-src {source}')")
+        raise ToolError(f"the tree's torchgen failed: {last} (see 'musaport doctor --pytorch-src {source}')")
     return Records(tuple(Record.from_json(r) for r in json.loads(stdout)), "torchgen")
 
 

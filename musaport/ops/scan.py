@@ -22,6 +22,7 @@ from musaport.cpp.parser import Parsed, masked, parse
 from musaport.cpp.structure import Structure, structure
 from musaport.cpp.text import CODE_ONLY, LineIndex, matching
 from musaport.cpp.tokens import Tokens, lex_many
+from musaport.outdir import OPERATOR_SCAN
 
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
@@ -179,7 +180,7 @@ def _opens_body(code: str, close: int) -> bool:
     return brace < len(code) and code[brace] in "{("
 
 
-CACHE_NAME = "operator-scan.json"
+CACHE_NAME = OPERATOR_SCAN  # in the state folder; the name is outdir's
 
 
 def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1,
@@ -195,11 +196,10 @@ def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1,
     fresh: dict[str, dict] = {}
     todo: list[tuple[str, list[int]]] = []
     for rel in sorted(set(paths)):
-        try:
-            st = (source / rel).stat()
-        except OSError:
+        taken = jsoncache.stamp(source / rel)
+        if taken is None:
             continue
-        stamp = [st.st_size, st.st_mtime_ns]
+        stamp = list(taken)
         entry = old.get(rel)
         if entry is not None and entry["stamp"] == stamp:
             fresh[rel] = entry

@@ -1,6 +1,7 @@
 """Run in a child process: dump the CUDA operators of a tree, as its own torchgen sees them.
 
-Usage: ``python torchgen_dump.py TREE`` prints JSON on stdout.  The tree's
+Usage: ``python torchgen_child.py TREE`` prints JSON on stdout (``ops.records`` starts it through
+``children``).  The tree's
 ``torchgen`` goes first on ``sys.path``, so the schema rules, C++ types and
 argument translation are those of that PyTorch release, whatever (if any)
 torch the tool's own interpreter has.  This file imports nothing from

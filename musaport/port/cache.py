@@ -25,17 +25,15 @@ from typing import Any
 
 from musaport import __version__, jsoncache
 from musaport.cpp.structure import Structure
-from musaport.outdir import COMMIT_MARKER, write_atomic
+from musaport.outdir import CACHE_INDEX, CACHE_RESULTS, COMMIT_MARKER, write_atomic
 from musaport.port.file import FileResult, Task, failed
 from musaport.port.layout import Found, Skipped
 from musaport.rewrite.apply import Finding
 
-CACHE_NAME = "cache.json"
 # The outcomes (findings, unmapped names, structure facts) live beside the index:
 # a warm run reads only the index (stats and hashes), a fifth of the bytes.
-RESULTS_NAME = "cache-results.json"
-# A source whose mtime is this close to the cache write is compared by content.
-RACY_NS = 2_000_000_000
+CACHE_NAME, RESULTS_NAME = CACHE_INDEX, CACHE_RESULTS  # their names are outdir's
+RACY_NS = jsoncache.RACY_NS  # a source this close to the cache write is compared by content (jsoncache.racy)
 
 
 class Entry:
@@ -155,7 +153,7 @@ def load(path: Path, key: str) -> Cache:
         written = raw.get("written_ns", 0)
         entries = {
             src: Entry(e["size"], e["mtime_ns"], e["out_size"], e["out_mtime_ns"],
-                       racy=e["mtime_ns"] + RACY_NS > written > 0, out=e["out"], out_hash=e["out_hash"],
+                       racy=jsoncache.racy(e["mtime_ns"], written), out=e["out"], out_hash=e["out_hash"],
                        src_hash=e["src_hash"])
             for src, e in raw["files"].items()
         }

@@ -16,7 +16,7 @@ from typing import Callable
 
 from musaport.children import die_with_parent
 from musaport.cpp.parser import decode, encode
-from musaport.port.configure import render
+from musaport.port.cmake_headers import render
 from musaport.port.file import FileResult, Observer, Task, copy_bytes, failed, port_bytes
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many

@@ -8,17 +8,16 @@ importing the porting machinery.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from musaport.outdir import OutDir
-from musaport.port import cache
 from musaport.port.file import FileResult, Observer
 from musaport.port.layout import Layout, load_layout
+from musaport.port.request import Request
 from musaport.resources import parse_vocabulary, vocabulary_file
-from musaport.rewrite.rules import Rule, RuleSet, extend, for_tree
+from musaport.rewrite.rules import Rule, RuleSet, extend
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,10 @@ class Options:
     jobs: int = 1
     generation: GenerationStep | None = None
 
+    def request(self) -> Request:
+        """These options as the value written beside the output (``port.request``)."""
+        return Request.of(self.source, self.layout, self.packs, self.generation)
+
 
 @dataclass(frozen=True)
 class Config:
@@ -77,17 +80,20 @@ class Config:
     key: str
 
 
-def load_config(opts: Options) -> Config:
-    """Load layout, packs and vocabulary; any problem raises LoadError."""
-    from musaport.rewrite.packs import load_packs  # not needed by a warm run, which has the snapshot
+def load_config(opts: Options, discovered: Layout | None = None) -> Config:
+    """Load layout, packs and vocabulary; any problem raises LoadError.
 
-    layout = load_layout(opts.layout)
-    rules = for_tree(load_packs(opts.packs, compile=False), opts.source)  # compiled in run() when there is work
+    ``discovered``: the layout of a selection made by code (``run --src``);
+    such a tree is not PyTorch, so no rule is left out for lacking its API.
+    Rules are loaded uncompiled: ``port.run`` compiles them when there is work.
+    """
+    request = opts.request()
+    rules = request.load_rules(compile=False)
+    layout = discovered if discovered is not None else load_layout(opts.layout)
     extra = opts.generation.extra_rules() if opts.generation else []
     if extra:
         rules = extend(rules, extra)
     raw = vocabulary_file().read_bytes()
-    key = cache.cache_key(rules.digest, layout.digest, hashlib.sha256(raw).hexdigest())
-    return Config(layout, rules, parse_vocabulary(raw), key)
+    return Config(layout, rules, parse_vocabulary(raw), request.cache_key(rules, layout, raw))
 
 

@@ -17,7 +17,7 @@ from musaport import __version__
 from musaport.errors import EXIT_FAILED, EXIT_OK
 from musaport.port.file import FileResult, family
 from musaport.port.layout import Skipped, printable
-from musaport.templates import render_template
+from musaport.resources import render_template
 
 
 

@@ -1,20 +1,24 @@
-"""The warm path of ``musaport run``: find out whether anything changed since the last run.
+"""The one path of ``musaport run``: read the cache, decide, work, write the cache (:func:`port`).
 
-Discovery (one ``stat`` per source), the cache, the plan (one ``stat`` per
-output) and the run digest decide; when every file and every input of the
+As black's ``schedule_formatting``: the tree and ``--out`` are checked once,
+``--out`` is locked once, discovery (one ``stat`` per source), the cache, the
+plan (one ``stat`` per output) and the run digest decide once, and that
+survey is passed on to the work.  When every file and every input of the
 generation step is as the last run left it, the last report is the answer
 and nothing is written.  This module imports none of the porting machinery
-(workers, libclang batches, the stage, the operator model), so the CLI can
-ask it first and import that machinery only when there is work.
+(workers, libclang batches, the stage, the operator model): ``port.run`` is
+imported when there is work, and so is the generation step's heavy half.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
 from musaport.outdir import OutDir
-from musaport.port import cache
-from musaport.port.config import Config, Options
+from musaport.port import cache, snapshot
+from musaport.port.config import Config, GenerationStep, Options, load_config
+from musaport.port.file import FileResult
 from musaport.port.layout import Found, Skipped, check_out, check_tree, discover
 from musaport.port.report import Report
 
@@ -56,17 +60,33 @@ def unchanged(opts: Options, config: Config, found: Survey, out: OutDir) -> Repo
     return Report.from_summary(str(opts.source), found.cached.summary, reused=len(work.reused))
 
 
-def up_to_date(opts: Options, config: Config) -> Report | None:
-    """The last report when a run would change nothing, else None (the run then does the work).
+def port(opts: Options, working_step: Callable[[], GenerationStep] | None = None,
+         progress: Callable[[FileResult], None] | None = None,
+         on_plan: Callable[[int], None] | None = None) -> tuple[Options, Report]:
+    """Port ``opts.source`` into ``opts.out``: the last report when nothing changed, else the run.
 
-    Checks the tree and ``--out`` and takes the lock as ``port.run.run`` does,
-    so a bad path or a concurrent run fails here with the same line. An
-    ``--out`` without a cache is left untouched: a first run has work.
+    ``opts.generation`` is the light half of the generation step (what the
+    cache key and the run digest need); ``working_step`` makes the step that
+    does the work, called only when there is work.  The configuration comes
+    from the last run's snapshot while nothing it came from changed
+    (``port.snapshot``); the rules are loaded when there is work.
     """
+    saved = snapshot.load(opts)
+    config = snapshot.light_config(*saved) if saved else load_config(opts)
     check_tree(config.layout, opts.source)
     check_out(config.layout, opts.source, opts.out)
     out = OutDir(opts.out)
-    if not out.state_file(cache.CACHE_NAME).is_file():
-        return None
     with out.lock():
-        return unchanged(opts, config, survey(opts, config, out), out)
+        found = survey(opts, config, out)
+        report = unchanged(opts, config, found, out)
+        if report is None:
+            from musaport.port.run import work_on  # the porting machinery, only when there is work
+
+            config = load_config(opts) if saved else config
+            opts = replace(opts, generation=working_step()) if working_step else opts
+            report = work_on(opts, config, out, found, progress, on_plan)
+        elif saved:
+            return opts, report
+    if report.return_code == 0:  # the next warm run need not load the configuration either
+        snapshot.save(opts, config)
+    return opts, report

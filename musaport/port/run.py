@@ -3,7 +3,8 @@
 The port knows nothing about operators: what is generated beside the ported
 files (registration stubs, CMake lists) comes in as a :class:`GenerationStep`
 hook (see ``port.config``), which ``ops.generate`` implements and the CLI
-passes in.  A run that finds nothing changed stops in ``port.reuse``.
+passes in.  ``port.reuse.port`` is the one entry point (read cache, decide, work, write
+cache); :func:`run` is the same for a caller that has its configuration.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from musaport.errors import LoadError
 from musaport.outdir import OutDir, write_atomic
 from musaport.port import cache
 from musaport.port.concurrency import Context, port_all
@@ -22,7 +24,7 @@ from musaport.port.config import Config, Generated, Options
 from musaport.port.file import FileResult
 from musaport.port.layout import Skipped, check_out, check_tree
 from musaport.port.report import Report
-from musaport.port.reuse import digest, survey, unchanged
+from musaport.port.reuse import Survey, digest, survey, unchanged
 from musaport.port.stage import Stage
 from musaport.rewrite.rules import RuleSet
 
@@ -37,19 +39,20 @@ def run(opts: Options, config: Config, progress: Callable[[FileResult], None] | 
     check_out(config.layout, opts.source, opts.out)
     out = OutDir(opts.out)
     with out.lock():
-        return _run(opts, config, out, progress, on_plan)
+        found = survey(opts, config, out)
+        reused = unchanged(opts, config, found, out)
+        return reused if reused is not None else work_on(opts, config, out, found, progress, on_plan)
 
 
-def _run(opts: Options, config: Config, out: OutDir, progress: Callable[[FileResult], None] | None,
+def work_on(opts: Options, config: Config, out: OutDir, found: Survey, progress: Callable[[FileResult], None] | None,
          on_plan: Callable[[int], None] | None) -> Report:
-    """The run itself, with ``--out`` held."""
+    """The run itself, with ``--out`` held and the survey made (``port.reuse.port`` decided there is work)."""
+    foreign = out.foreign_report()
+    if foreign is not None:
+        raise LoadError(f"{foreign}: not written by musaport (or changed since); the run would overwrite it: "
+                        "move it away or choose another --out")
     timer = Timer()
-    found = survey(opts, config, out)
     work, skipped = found.work, found.skipped
-    timer.lap("discover+plan")
-    reused = unchanged(opts, config, found, out)
-    if reused is not None:
-        return reused
     if work.reused and not found.cached.load_results():  # outcomes that do not match the index: port all
         work = cache.plan(found.found, {}, opts.source, out.tree)
     rules = config.rules.compile()
@@ -133,6 +136,7 @@ def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh:
     stage.record_outputs(owned | wanted)  # a kill mid-commit still knows everything it may have written
     write_atomic(out.commit_marker, b"")
     stage.commit()
+    opts.request().save(out)  # what later commands read the run's rules and layout from
     entries = dict(work.reused)
     for result in fresh:
         entries[result.src] = cache.entry(result, opts.source / result.src, out.tree / result.out)
@@ -190,5 +194,6 @@ def _write_reports(out: OutDir, report: Report) -> None:
     """Write the reports; after a commit they are its last step, so the marker goes then."""
     write_atomic(out.report_json, report.render_json().encode())
     write_atomic(out.report_md, report.render_markdown().encode())
+    out.record_reports()
     if not report.failed:
         out.commit_marker.unlink(missing_ok=True)

@@ -16,17 +16,17 @@ configuration as a first run does.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 
 from musaport import __version__
-from musaport.outdir import OutDir, write_atomic
+from musaport.jsoncache import stamp
+from musaport.outdir import CONFIG_SNAPSHOT, OutDir, write_atomic
 from musaport.port.cache import package_files
 from musaport.port.config import Config, Options
 from musaport.port.layout import Configured, Folder, Layout, OperatorFolders
 
-SNAPSHOT_NAME = "config-snapshot.json"  # JSON, not pickle: a shared build folder must not run code
-FORMAT = 1
+SNAPSHOT_NAME = CONFIG_SNAPSHOT  # JSON, not pickle: a shared build folder must not run code
+FORMAT = 2  # 2: stamps carry the racy guard
 
 
 def save(opts: Options, config: Config) -> None:
@@ -45,17 +45,16 @@ def load(opts: Options) -> tuple[str, Layout] | None:
         if (data["format"], data["version"], data["request"]) != (FORMAT, __version__, request(opts)):
             return None
         files = [tuple(f) for f in data["files"]]
-        if _stats([path for path, _, _ in files]) != files:
+        if _stats([f[0] for f in files]) != files:
             return None
         return data["key"], _layout(data["layout"])
     except Exception:  # noqa: BLE001 - a missing, old or damaged snapshot: load the configuration
         return None
 
 
-def request(opts: Options) -> str:
-    """What was asked: the tree, the layout, the packs and the generation step's options."""
-    options = getattr(opts.generation, "options", None)
-    return repr((str(opts.source), str(opts.layout), [str(p) for p in opts.packs], options))
+def request(opts: Options) -> dict:
+    """What was asked (``port.request.Request``, the one owner of the run's options)."""
+    return opts.request().to_json()
 
 
 def _inputs(opts: Options, config: Config) -> list[str]:
@@ -79,16 +78,9 @@ def _layout(d: dict) -> Layout:
                          for c in d["configured"]))
 
 
-def _stats(paths: list[str]) -> list[tuple[str, int, int]]:
-    """Each path with its size and mtime (-1, -1 for a file that is not there)."""
-    out = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-            out.append((path, st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append((path, -1, -1))
-    return out
+def _stats(paths: list[str]) -> list[tuple]:
+    """Each path with its stamp (``jsoncache.stamp``; -1, -1, "" for a file that is not there)."""
+    return [(path, *(stamp(path) or (-1, -1, ""))) for path in paths]
 
 
 def light_config(key: str, layout: Layout) -> Config:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from musaport import jsoncache
 from musaport.errors import LoadError
-from musaport.outdir import OUTPUTS_MANIFEST
+from musaport.outdir import OUTPUTS_MANIFEST, STAGING_PREFIX
 
 
 class Stage:
@@ -25,14 +25,14 @@ class Stage:
     def __init__(self, dest: Path, state: Path) -> None:
         self.out = dest
         self.state = state
-        self.root = state / f"staging-{os.getpid()}"
+        self.root = state / f"{STAGING_PREFIX}{os.getpid()}"
         self.files: dict[str, Path] = {}
         self.removals: set[str] = set()
 
     def sweep(self) -> None:
         """Remove staging folders left by interrupted runs."""
         if self.state.is_dir():
-            for old in self.state.glob("staging-*"):
+            for old in self.state.glob(f"{STAGING_PREFIX}*"):
                 shutil.rmtree(old, ignore_errors=True)
 
     def put(self, rel: str, data: bytes) -> None:

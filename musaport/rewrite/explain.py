@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from musaport.rewrite.rules import Rule
+from typing import Iterable
+
+from musaport.rewrite.registry import find
+from musaport.rewrite.rules import Rule, RuleSet
+
+
+def explain_id(rule_id: str, ruleset: RuleSet, makers: Iterable[str]) -> str | None:
+    """The explanation of any rule id a report can show: a pack's rule, or one made by code (None: unknown)."""
+    rule = ruleset.by_id(rule_id)
+    if rule is not None:
+        return explain_rule(rule)
+    made = find(rule_id, makers)
+    return made.explain(rule_id) if made is not None else None
 
 
 def explain_rule(rule: Rule) -> str:

@@ -36,14 +36,13 @@ from pathlib import Path
 
 from musaport import children
 from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
-from musaport.outdir import OutDir, write_atomic
-from musaport.resources import default_packs, shim_include
-from musaport.rewrite.packs import load_packs
+from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
+from musaport.port.request import run_layout, run_rules
 from musaport.rewrite.rules import RuleSet
-from musaport.templates import render_template
+from musaport.resources import render_template, shim_include
 from musaport.validate import cpu_view
 from musaport.validate.buildenv import aten_ops_headers
 from musaport.validate.cpu_link import link_flags
@@ -58,7 +57,6 @@ BASE_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-pthread", "-w", "-DAT_PER_OPERATOR
 # A .mu is MUSA source: the MUSA compiler includes its runtime header implicitly, as the shim's does.
 MU_FLAGS = ["-include", "musa_runtime.h", "-x", "c++"]
 LIBRARY = "libmusaport_backend.so"
-REPORT_JSON = "validate_backend_report.json"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
 ADAPTERS = ("copy_from", "hooks")
@@ -109,7 +107,7 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
     problems = cpu_view.refresh(out.tree, state / "cpu")
     for p in problems:
         log(f"musaport: warning: {p.file}: launch not converted for the CPU build: {p.error}")
-    model = operator_model(source, out, jobs=jobs)
+    model = operator_model(source, out, layout=run_layout(out), jobs=jobs)
     plan = plan_sources(model, out, catalog, chosen)
     env = BuildEnv(out, source, state, libtorch, jobs)
     env.common_flags  # noqa: B018 - generate the operator headers before compiling in parallel
@@ -178,9 +176,9 @@ class BuildEnv:
 
     @cached_property
     def rules(self) -> RuleSet:
-        """The bundled packs, loaded once: the registration names kernels as they rename them (only the
-        names tables are read, so nothing is compiled)."""
-        return load_packs(default_packs(), compile=False)
+        """The run's packs (``port.request``), loaded once: the registration names kernels as the port
+        renamed them (only the names tables are read, so nothing is compiled)."""
+        return run_rules(self.out, compile=False)
 
     def flags(self, path: Path) -> list[str]:
         return [*self.common_flags, *(MU_FLAGS if path.suffix == ".mu" else [])]
@@ -376,13 +374,13 @@ def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
                                                   *[f"-I{d}" for d in env.libtorch.include]],
                       env.state / "obj", env.jobs)[0]
     if built.obj is None:
-        raise LoadError(f"{source}: the driver does not compile: {built.error}")
+        raise ToolError(f"{CXX}: {source}: the driver does not compile: {built.error}")
     exe = env.state / "driver"
     done = children.run([CXX, "-pthread", "-o", str(exe), str(built.obj), f"-L{library.parent}",
                          f"-Wl,-rpath,{library.parent}", "-Wl,--no-as-needed", "-lmusaport_backend",
                          *env.link_libs()], cwd=env.state)
     if done.returncode != 0:
-        raise LoadError(f"{exe}: the driver does not link: {(done.stderr.strip().splitlines() or [''])[-1]}")
+        raise ToolError(f"{CXX}: {exe}: the driver does not link: {(done.stderr.strip().splitlines() or [''])[-1]}")
     return exe
 
 
@@ -420,6 +418,6 @@ def write_report(out: OutDir, version: str, results: list[OpResult], figures: di
            "ops": {r.op: {"status": r.status, "reason": r.reason,
                           "dtypes": {d.dtype: {k: v for k, v in asdict(d).items() if k != "dtype"} for d in r.dtypes}}
                    for r in results}}
-    path = out.root / REPORT_JSON
+    path = out.top(VALIDATE_BACKEND_JSON)
     write_atomic(path, (json.dumps(doc, indent=2) + "\n").encode())
     return path

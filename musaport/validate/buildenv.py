@@ -16,9 +16,9 @@ import shutil
 from pathlib import Path
 
 from musaport import children
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.outdir import write_atomic
-from musaport.port.configure import render
+from musaport.port.cmake_headers import render
 from musaport.rewrite.transforms import rename_path
 
 CONFIG_TEMPLATES = (
@@ -67,7 +67,7 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
     done = children.run(_torchgen_gen(tree.resolve(), tmp.resolve() / "ATen"), cwd=tmp)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise LoadError(f"{tree}: torchgen could not generate ATen/ops headers: {last}")
+        raise ToolError(f"{tree}: the tree's torchgen could not generate ATen/ops headers: {last}")
     (tmp / ".done").write_text("ok")
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)

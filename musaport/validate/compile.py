@@ -24,10 +24,10 @@ from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
-from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
+from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
-from musaport.resources import shim_include
-from musaport.templates import render_template
+from musaport.port.request import Request
+from musaport.resources import render_template, shim_include
 from musaport.validate.buildenv import aten_ops_headers, config_headers
 
 CLANG = "clang++-16"
@@ -53,8 +53,6 @@ class Outcome:
     error: str = ""
 
 
-VALIDATE_JSON = "validate_report.json"
-VALIDATE_MD = "validate_report.md"
 
 
 def build_list_outcomes(out: OutDir, outcomes: list[Outcome]) -> list[Outcome]:
@@ -73,8 +71,8 @@ def render_reports(out: OutDir, outcomes: list[Outcome]) -> None:
     doc = {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes),
            "build_list": {"passed": sum(o.ok for o in built), "total": len(built)},
            "files": [asdict(o) | {"in_build_list": o in built} for o in outcomes]}
-    write_atomic(out.root / VALIDATE_JSON, (json.dumps(doc, indent=2) + "\n").encode())
-    write_atomic(out.root / VALIDATE_MD, render_template("validate_report.md.j2", doc=doc).encode())
+    write_atomic(out.top(VALIDATE_JSON), (json.dumps(doc, indent=2) + "\n").encode())
+    write_atomic(out.top(VALIDATE_MD), render_template("validate_report.md.j2", doc=doc).encode())
 
 
 def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)) -> dict[str, bool]:
@@ -96,7 +94,9 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     if shutil.which(CLANG) is None:
         raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
     out.require_port()
-    tree, source, state = out.tree, Path(out.porting_report()["source"]), out.work("validate")
+    recorded = Request.load(out)  # the run's own request names its tree; older ports only their report
+    source = recorded.source if recorded is not None else Path(out.porting_report()["source"])
+    tree, state = out.tree, out.work("validate")
     includes = _includes(tree, source, state) if torch is None else _extension_includes(out, source, torch)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
@@ -104,13 +104,13 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     env = _environment_digest(out, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
         env = hashlib.sha256((env + _environment_digest(OutDir(torch), [], ())).encode()).hexdigest()
-    cache = (jsoncache.load(state / "results.json", env=env) or {}).get("results", {})
+    cache = (jsoncache.load(state / VALIDATE_RESULTS, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         pchs = prelude_pchs(pool, out, includes, passes, env) if pch and todo else {}
         for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes, pchs), todo)):
             cache[_key(f)] = asdict(outcome)
-    jsoncache.dump(state / "results.json", {"env": env, "results": cache})
+    jsoncache.dump(state / VALIDATE_RESULTS, {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
 
 

@@ -65,7 +65,7 @@ from pathlib import Path
 from musaport.ops.emit_registration import header
 from musaport.ops.model import operator_model
 from musaport.outdir import OutDir, write_atomic
-from musaport.templates import render_template
+from musaport.resources import render_template
 from musaport.validate import backend, cpu_view, libtorch, torchenv
 from musaport.validate.samples import Sample, load_catalog
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from musaport import children
 from musaport.cpp.launches import rewrite_launches
 from musaport.cpp.parser import encode, parse
-from musaport.outdir import OutDir, write_atomic
+from musaport.outdir import VALIDATE_RUN_JSON, OutDir, write_atomic
 from musaport.port.file import port_bytes
 from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
 from musaport.rewrite.rules import RuleSet
@@ -142,9 +142,8 @@ def validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> list[Kern
         return list(pool.map(build_and_run, prepared))
 
 
-RUN_JSON = "validate_run.json"
-
-
-def write_run_report(out: OutDir, outcomes: list[KernelOutcome]) -> None:
-    """validate_run.json: one record per kernel."""
-    write_atomic(out.root / RUN_JSON, (json.dumps([asdict(o) for o in outcomes], indent=2) + "\n").encode())
+def write_run_report(out: OutDir, outcomes: list[KernelOutcome]) -> Path:
+    """validate_run.json: one record per kernel; its path."""
+    path = out.top(VALIDATE_RUN_JSON)
+    write_atomic(path, (json.dumps([asdict(o) for o in outcomes], indent=2) + "\n").encode())
+    return path

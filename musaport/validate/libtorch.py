@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport import children
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.validate import torchenv
 
 
@@ -137,7 +137,7 @@ def _capability_flags(lib: Path) -> list[str]:
         return memo.read_text(encoding="utf-8").split()
     done = children.run(["readelf", "--dyn-syms", "-W", str(lib)], cwd=lib.parent)
     if done.returncode != 0:
-        raise LoadError(f"{lib}: readelf failed: {done.stderr.strip()[:200]}")
+        raise ToolError(f"readelf: {lib}: failed: {done.stderr.strip()[:200]}")
     flags = capability_flags(done.stdout)
     try:
         memo.write_text(" ".join(flags), encoding="utf-8")

@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 import yaml
 
 from musaport import children
-from musaport.errors import LoadError
+from musaport.errors import LoadError, ToolError
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.validate.opinfo_verdict import DtypeResult, OpResult, from_child
 
@@ -39,7 +39,7 @@ INVENTORY_TIMEOUT = 900.0
 Progress = Callable[[int, int, str], None]
 
 
-class DeviceError(LoadError):
+class DeviceError(ToolError):
     """The torch environment or the device cannot run the differential (the run stops, exit 1)."""
 
 

@@ -52,8 +52,8 @@ def progress_display(console, echo) -> Iterator:
         yield update
 
 
-def summary(doc: dict, console, report_md: str) -> None:
-    """Counts by status, the causes that take most entries, the test files, where the reports are."""
+def summary(doc: dict, console) -> None:
+    """Counts by status, the causes that take most entries, the test files (the closing line is the CLI's)."""
     from rich.table import Table
 
     s = doc["summary"]
@@ -77,4 +77,3 @@ def summary(doc: dict, console, report_md: str) -> None:
             files.add_row(name, *(str(f.get(k, 0)) for k in ("passed", "failed", "skipped", "errors")),
                           ("timeout; " if f.get("timeout") else "") + f.get("note", "")[:50])
         console.print(files)
-    console.print(f"{s['pass']} of {s['ran']} OpInfo entries that ran pass; report: {report_md}", highlight=False)

@@ -1,0 +1,280 @@
+"""The modes of ``musaport validate``, each one unit: its flag, its options, its work, its result.
+
+A mode is a class (as LibCST's ``CodemodCommand``): ``name`` gives its flag
+(``--compile``) and the name ``musaport doctor`` knows it by (``validate
+--compile``), ``owns`` the options only it takes, and :meth:`Mode.run` does
+the work, prints a line per item, writes the mode's own report and returns a
+:class:`Result`, which carries the exit code.  The command line knows modes
+only through :data:`MODES`, and makes their flags and :class:`Option` values from
+it: adding one (the OpInfo mode is next) is one class and one entry in that
+tuple.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+from musaport.errors import EXIT_FAILED, EXIT_OK, LoadError, ToolError
+from musaport.outdir import OutDir
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a mode found: how many items passed of how many, the closing line, the report it wrote.
+
+    ``empty_fails``: no item at all is a failure (``--run`` with patterns that select no kernel).
+    """
+
+    passed: int
+    total: int
+    summary: str
+    report: Path | None = None
+    empty_fails: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.passed != self.total or (self.empty_fails and not self.total):
+            return EXIT_FAILED
+        return EXIT_OK
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One ``validate`` command as every mode sees it: the port, the patterns, the jobs, the options."""
+
+    out: OutDir
+    patterns: tuple[str, ...]
+    jobs: int
+    options: dict[str, Any] = field(default_factory=dict)
+    echo: Callable[[str], None] = print  # one line on stdout
+    log: Callable[[str], None] = print  # progress on stderr
+    console: Any = None  # a rich console, for modes that draw a table
+
+
+@dataclass(frozen=True)
+class Option:
+    """A command-line option of one mode, as data (the CLI makes the click option of it).
+
+    ``kind``: ``flag``, ``text``, ``path`` (made absolute) or ``folder`` (an existing one, made absolute).
+    """
+
+    decls: tuple[str, ...]
+    help: str
+    kind: str = "flag"
+    multiple: bool = False
+    metavar: str | None = None
+
+
+class Mode:
+    """One validate mode. Subclasses set the class attributes and implement :meth:`run`."""
+
+    name: ClassVar[str]  # the flag, without its dashes
+    help: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]] = ()  # its own command-line options
+    owns: ClassVar[tuple[str, ...]] = ()  # options only this mode takes (their click names)
+    owns_why: ClassVar[str] = ""  # said when one of them comes with another mode
+    takes_patterns: ClassVar[bool] = True
+    no_patterns_why: ClassVar[str] = ""
+    default_patterns: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def flag(self) -> str:
+        return f"--{self.name}"
+
+    @property
+    def command(self) -> str:
+        """The name ``musaport doctor`` gives what this mode needs."""
+        return f"validate {self.flag}"
+
+    def misuse(self, given: dict[str, Any], patterns: tuple[str, ...], chosen: "Mode") -> str:
+        """Why these options cannot go with the ``chosen`` mode ('' when they can)."""
+        if chosen is not self and any(given.get(o) and o not in chosen.owns for o in self.owns):
+            flags = [f"--{o.replace('_', '-')}" for o in self.owns]
+            verb = "goes" if len(flags) == 1 else "go"
+            named = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
+            return f"{named} {verb} with {self.flag}" + (f" ({self.owns_why})" if self.owns_why else "")
+        if chosen is self and patterns and not self.takes_patterns:
+            return f"{self.flag} takes no file patterns" + (f" ({self.no_patterns_why})" if self.no_patterns_why else "")
+        return ""
+
+    def run(self, request: Invocation) -> Result:
+        raise NotImplementedError
+
+
+class CompileMode(Mode):
+    name = "compile"
+    help = "Syntax-check ported translation units with clang."
+    options = (
+        Option(("--host-only",), "Skip the device-side pass."),
+        Option(("--no-pch",), "Parse every TU from scratch instead of from the precompiled common prelude (slower)."),
+        Option(("--torch",), "OUT is an extension's port (run --src): compile it against this PyTorch, the --out "
+               "of 'run --pytorch-src' or an installed torch's include folder.", kind="path"),
+    )
+    owns = ("torch",)
+    owns_why = "an extension's port compiled against a PyTorch"
+    default_patterns = ("*.mu",)
+
+    def run(self, request: Invocation) -> Result:
+        from musaport.outdir import VALIDATE_MD
+        from musaport.validate.compile import build_list_outcomes, render_reports, validate_compile
+
+        o = request.options
+        out = request.out
+        passes = ("host",) if o.get("host_only") else ("host", "device")
+        outcomes = validate_compile(out, request.patterns or self.default_patterns, request.jobs, passes,
+                                    not o.get("no_pch"), o.get("torch"))
+        for c in outcomes:
+            request.echo(f"{'PASS' if c.ok else 'FAIL'} {c.file}" + ("" if c.ok else f" [{c.failed_pass}] {c.error}"))
+        render_reports(out, outcomes)
+        passed = sum(c.ok for c in outcomes)
+        built = build_list_outcomes(out, outcomes)
+        report = out.top(VALIDATE_MD)
+        return Result(passed, len(outcomes), f"{passed} of {len(outcomes)} passed; in the default build list "
+                      f"{sum(c.ok for c in built)} of {len(built)}; report: {report}", report)
+
+
+class RunMode(Mode):
+    name = "run"
+    help = "Port, build and run the fixture kernels on the CPU."
+
+    def run(self, request: Invocation) -> Result:
+        from musaport.validate.kernels import validate_run, write_run_report
+
+        outcomes = validate_run(request.out, request.patterns, request.jobs)
+        for k in outcomes:
+            request.echo(f"{'PASS' if k.ok else 'FAIL'} {k.name} ({k.stage}) {k.detail}")
+        report = write_run_report(request.out, outcomes)
+        passed = sum(k.ok for k in outcomes)
+        return Result(passed, len(outcomes), f"{passed} of {len(outcomes)} kernels passed", report, empty_fails=True)
+
+
+class BackendMode(Mode):
+    name = "backend"
+    help = ("Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
+            "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
+    options = (
+        Option(("--ops", "ops"), "--backend: the operators to run (default: every sample in rules/backend/ops.yaml); "
+               "--opinfo: the OpInfo entries (default: every entry whose operators the port registers).",
+               kind="text", multiple=True, metavar="OP[,OP...]"),
+        Option(("--libtorch",), "--backend: use this torch package (its folder, with include/ and lib/) instead of "
+               "fetching the wheel of the tree's release into the user cache.", kind="folder"),
+    )
+    owns = ("ops", "libtorch")
+    takes_patterns = False
+    no_patterns_why = "select operators with --ops"
+
+    def run(self, request: Invocation) -> Result:
+        from musaport.validate import libtorch as lt
+        from musaport.validate.backend import validate_backend, write_report
+        from musaport.validate.render import backend_table
+        from musaport.validate.samples import load_catalog
+
+        out, o = request.out, request.options
+        out.require_port()
+        names = tuple(n.strip() for item in o.get("ops") or () for n in item.split(",") if n.strip())
+        catalog = load_catalog()
+        chosen = catalog.select(names)
+        version = lt.release(Path(out.porting_report()["source"]))
+        given = o.get("libtorch")
+        torch = lt.given(given, version) if given else lt.fetch(version, log=request.log)
+        results, figures = validate_backend(out, catalog, chosen, torch, request.jobs, log=request.log)
+        report = write_report(out, version, results, figures)
+        backend_table(results, request.console)
+        passed = sum(r.status == "pass" for r in results)
+        return Result(passed, len(results), f"{passed} of {len(results)} operators pass on PrivateUse1 with libtorch "
+                      f"{version} (build {figures['seconds']} s); report: {report}", report)
+
+
+class OpinfoMode(Mode):
+    """PyTorch's OpInfo samples (and with --pytorch-tests its device-generic test files) on the port loaded
+    into the release's torch as the ``musa`` device; the work is in ``opinfo_run``.
+
+    Exit code: 0 when everything that ran passed (every entry that ran, in every dtype it ran; every test
+    file ran with no failure, error or timeout), 1 otherwise and when nothing ran."""
+
+    name = "opinfo"
+    help = ("Load the port into the release's torch as the 'musa' device and run PyTorch's OpInfo samples on it "
+            "against the CPU (test_compare_cpu's comparison).")
+    options = (
+        Option(("--pytorch-tests",), "--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) "
+               "on the device."),
+        Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds "
+               "(default: 1200).", kind="text", metavar="SECONDS"),
+    )
+    owns = ("ops", "pytorch_tests", "test_timeout")
+    takes_patterns = False
+    no_patterns_why = "select OpInfo entries with --ops"
+
+    def run(self, request: Invocation) -> Result:
+        from musaport.validate.opinfo_tests import FILE_TIMEOUT
+
+        out, o = request.out, request.options
+        timeout = _seconds(o.get("test_timeout"), FILE_TIMEOUT)
+        if o.get("test_timeout") and not o.get("pytorch_tests"):
+            raise LoadError("--test-timeout goes with --pytorch-tests")
+        out.require_port()
+
+        from rich.console import Console
+
+        from musaport.validate import libtorch as lt
+        from musaport.validate import torchenv
+        from musaport.validate.device import build_device
+        from musaport.validate.opinfo_render import progress_display, summary
+        from musaport.validate.opinfo_run import from_device_build, validate_opinfo
+        from musaport.validate.opinfo_verdict import RUN
+
+        names = tuple(n.strip() for item in o.get("ops") or () for n in item.split(",") if n.strip())
+        release = lt.release(Path(out.porting_report()["source"]))
+        try:
+            env = torchenv.fetch(release, log=request.log)
+        except torchenv.FetchError as exc:
+            raise ToolError(str(exc)) from None
+        command = ("musaport validate --opinfo --out OUT" + (f" --ops {','.join(names)}" if names else "")
+                   + (" --pytorch-tests" if o.get("pytorch_tests") else ""))
+        err = Console(stderr=True)
+        with progress_display(err, request.log) as progress:
+            outcome = validate_opinfo(
+                out, env.python, lambda ops: from_device_build(build_device(out, ops, request.jobs, request.log)),
+                names, request.jobs, bool(o.get("pytorch_tests")), file_timeout=timeout, progress=progress,
+                log=request.log, command=command)
+        summary(outcome.doc, request.console or Console())
+        s, files = outcome.doc["summary"], outcome.doc["test_files"]
+        ok_files = sum(1 for f in files.values() if f.get("ran", True) and not f.get("failed")
+                       and not f.get("errors") and not f.get("timeout"))
+        passed, total = s["pass"] + ok_files, sum(s[k] for k in RUN) + len(files)
+        line = (f"{s['pass']} of {s['ran']} OpInfo entries that ran pass on musa with torch {outcome.doc['torch_version']}"
+                + (f"; test files without a failure: {ok_files} of {len(files)}" if files else "")
+                + f"; report: {outcome.md_path}")
+        # The same rule as opinfo_verdict.exit_code: every entry that ran passed, every file ran clean.
+        return Result(passed, total, line, outcome.json_path, empty_fails=True)
+
+
+def _seconds(text: Any, default: float) -> float:
+    if text in (None, ""):
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value < 1:
+        raise LoadError(f"--test-timeout: {text!r} is not a number of seconds (at least 1)")
+    return value
+
+
+MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode())
+
+
+def choose(flags: dict[str, bool], options: dict[str, Any], patterns: tuple[str, ...]) -> Mode:
+    """The one mode the flags name; a LoadError when there is not exactly one, or an option or pattern
+    goes with another mode."""
+    chosen = [m for m in MODES if flags.get(m.name)]
+    if len(chosen) != 1:
+        names = [m.flag for m in MODES]
+        raise LoadError(f"give exactly one of {', '.join(names[:-1])} or {names[-1]}")
+    for mode in MODES:
+        problem = mode.misuse(options, patterns, chosen[0])
+        if problem:
+            raise LoadError(problem)
+    return chosen[0]
