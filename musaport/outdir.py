@@ -45,7 +45,7 @@ OPERATOR_SCAN = "operator-scan.json"
 LOCK = "lock"
 STAGING_PREFIX = "staging-"  # + the pid of the run that stages
 # Work folders in the state folder, one per validate mode (and their caches).
-WORK_DIRS = ("validate", "validate-run", "backend")
+WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo")
 VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
@@ -98,7 +98,7 @@ class OutDir:
         return self.state / name
 
     def work(self, name: str) -> Path:
-        """A work folder under the state folder (``validate``, ``validate-run``, ``backend``)."""
+        """A work folder under the state folder (``validate``, ``validate-run``, ``backend``, ``device``, ``opinfo``)."""
         if name not in WORK_DIRS:
             raise ValueError(f"{name}: not a work folder OutDir knows (declare it in musaport/outdir.py)")
         return self.state / name
