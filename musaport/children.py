@@ -27,7 +27,12 @@ _PR_SET_PDEATHSIG = 1
 
 
 def die_with_parent() -> None:
-    """Ask the kernel to kill this process when its parent dies (Linux; elsewhere a no-op)."""
+    """Ask the kernel to kill this process when its parent dies (Linux; elsewhere a no-op).
+
+    A forked worker also gets SIGTERM's default back: the parent's handler
+    (``errors.handle_sigterm``) is for the parent, which cleans up for all of them.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from musaport import __version__
-from musaport.errors import EXIT_FAILED, EXIT_USAGE, LoadError, ToolError
+from musaport.errors import EXIT_FAILED, EXIT_TERMINATED, EXIT_USAGE, LoadError, Terminated, ToolError, handle_sigterm
 from musaport.outdir import OutDir
-from musaport.resources import default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack
+from musaport.resources import (default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack,
+                                optional_packs)
 
 if TYPE_CHECKING:
     from musaport.ops.inputs import GenerateOptions
@@ -29,11 +30,104 @@ if TYPE_CHECKING:
     from musaport.port.report import Report
 
 
+# Off a terminal a console is this wide: rich sizes a table to its content, so nothing is cut.
+UNLIMITED = 1 << 16
+# Table columns holding what a user copies (rule ids, paths, install commands) fold, never end in "…".
+COPYABLE = {"overflow": "fold"}
+
+
 def console(stderr: bool = False):
-    """A rich console, created on first use (rich costs a noticeable part of startup)."""
+    """The one maker of rich consoles, created on first use (rich costs a noticeable part of startup).
+
+    On a terminal rich draws to its width. Anywhere else (a CI log, ``| less``, ``> file``) rich would
+    assume 80 columns and cut table cells with "…", so there the console is as wide as what it prints
+    and never wraps a line; ``COLUMNS``, when set, still wins.
+    """
     from rich.console import Console
 
-    return Console(stderr=stderr)
+    if _is_terminal(stderr) or os.environ.get("COLUMNS"):
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=UNLIMITED, soft_wrap=True)
+
+
+def _is_terminal(stderr: bool = False) -> bool:
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class PhaseLines:
+    """Progress off a terminal: one ``musaport: ...`` line per phase on stderr, and for a loop of
+    steps a count at each tenth (at most 10 lines)."""
+
+    @staticmethod
+    def say(text: str) -> None:
+        click.echo(f"musaport: {text}", err=True)
+
+    @contextmanager
+    def phase(self, text: str):
+        self.say(f"{text} ...")
+        yield
+
+    @contextmanager
+    def steps(self, text: str, total: int):
+        self.say(f"{text} ...")
+        yield _Tenths(total, lambda done: self.say(f"{done} of {total} done"))
+
+
+class _Tenths:
+    """Counts steps and reports at each tenth of the total."""
+
+    def __init__(self, total: int, report) -> None:
+        self.total, self.done, self.report = total, 0, report
+        self.step = max(1, -(-total // 10))  # a tenth, rounded up: at most 9 lines before the end
+        self.next = self.step
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if self.next <= self.done < self.total:
+            self.report(self.done)
+            self.next = self.done + self.step
+
+
+class PhaseBar:
+    """Progress on a terminal: a transient spinner per phase, a bar for a loop of steps (on stderr)."""
+
+    def __init__(self) -> None:
+        self.err = console(stderr=True)
+
+    @contextmanager
+    def phase(self, text: str):
+        with self.err.status(text):
+            yield
+
+    @contextmanager
+    def steps(self, text: str, total: int):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn(text), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=self.err,
+                      transient=True) as bar:
+            task = bar.add_task(text, total=total)
+            yield _BarAdvance(bar, task)
+
+
+class _BarAdvance:
+    def __init__(self, bar, task) -> None:
+        self.bar, self.task = bar, task
+
+    def advance(self, n: int = 1) -> None:
+        self.bar.advance(self.task, n)
+
+
+def phase_reporter(quiet: bool):
+    """Where long phases are said: nowhere with -q, a bar on a terminal, phase lines elsewhere."""
+    if quiet:
+        from musaport.validate.compile import Progress
+
+        return Progress()
+    return PhaseBar() if _is_terminal(stderr=True) else PhaseLines()
 
 
 def Table(*args, **kwargs):  # noqa: N802 - stands in for rich.table.Table
@@ -68,6 +162,7 @@ class _Commands(click.Group):
     """
 
     def invoke(self, ctx: click.Context):
+        handle_sigterm()
         try:
             return super().invoke(ctx)
         except LoadError as exc:
@@ -77,6 +172,8 @@ class _Commands(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
+        except Terminated:
+            fail("terminated (SIGTERM); the previous output was left as it was", EXIT_TERMINATED)
         except KeyboardInterrupt:
             fail("interrupted; the previous output was left as it was", 130)
 
@@ -90,7 +187,7 @@ def main() -> None:
 def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False) -> tuple[Path, ...]:
     """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's."""
     for path in rules:
-        if not path.is_file():
+        if not path.exists() or path.is_dir():  # a FIFO or <(...) is a pack too (read by yamlload.read_config)
             fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
     try:
         optional = tuple(optional_pack(p) for p in packs)
@@ -99,11 +196,23 @@ def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = Fa
     return tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
 
 
+class PackChoice(click.Choice):
+    """``--pack``: the bundled optional packs, listed in --help; an unknown one is one musaport error line."""
+
+    def convert(self, value, param, ctx):  # type: ignore[override]
+        if value in self.choices:
+            return value
+        fail(f"--pack: no optional pack '{value}' (known: {', '.join(self.choices)})")
+
+
 pack_options = [
     click.option("--rules", "rules", multiple=True, type=AbsPath(path_type=Path),
                  help="Extra rule pack (YAML), applied after the bundled ones. Repeatable."),
-    click.option("--pack", "packs", multiple=True, help="Enable an optional bundled pack (e.g. torch-musa)."),
+    click.option("--pack", "packs", multiple=True, type=PackChoice(optional_packs()),
+                 help="Enable an optional bundled pack. Repeatable."),
 ]
+
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (bar or phase lines).")
 
 
 def with_packs(fn):
@@ -112,7 +221,7 @@ def with_packs(fn):
     return fn
 
 
-@main.command("run")
+@main.command("run", short_help="Port a PyTorch tree (or an extension) into OUT.")
 @click.option("--pytorch-src", type=AbsPath(path_type=Path), default=None,
               help="PyTorch source tree to port (default: the bundled fixture tree).")
 @click.option("--src", type=AbsPath(path_type=Path), default=None,
@@ -257,7 +366,7 @@ def _summary(report: Report, opts: Options) -> None:
     out = console()
     table = Table(title=f"musaport {__version__}: {opts.source}", title_justify="left")
     for col in ("files", "ported", "unchanged", "copied", "failed", "skipped", "written", "removed", "reused"):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", min_width=len(col))  # a header is never cut
     table.add_row(*(str(v) for v in (c["total"], c["ported"], c["unchanged"], c["copied"], c["failed"],
                                      c["skipped"], report.written, report.removed, report.reused)))
     out.print(table)
@@ -269,7 +378,7 @@ def _summary(report: Report, opts: Options) -> None:
     out.print(f"output: {out_dir.tree}; report: {out_dir.report_md}")
 
 
-@main.group("rules")
+@main.group("rules", short_help="List and explain the rewrite rules.")
 def rules_group() -> None:
     """List and explain the rewrite rules."""
 
@@ -287,19 +396,22 @@ _extension_option = click.option("--extension", is_flag=True,
                                   help="The rules of 'run --src' (adds the extension packs, rules/extension).")
 
 
-@rules_group.command("list")
+@rules_group.command("list", short_help="Every rule in application order.")
 @with_packs
 @_extension_option
 def rules_list(rules, packs, extension) -> None:
     """Every rule in application order: id, pack, kind and why."""
     out = console()
-    table = Table("id", "pack", "kind", "why")
+    table = Table()
+    table.add_column("id", **COPYABLE)
+    for name in ("pack", "kind", "why"):
+        table.add_column(name)
     for rule in _ruleset(rules, packs, extension).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
     out.print(table)
 
 
-@rules_group.command("explain")
+@rules_group.command("explain", short_help="What one rule does, why, and its examples.")
 @click.argument("rule_id")
 @with_packs
 @_extension_option
@@ -317,7 +429,7 @@ def rules_explain(rule_id, rules, packs, extension) -> None:
     console().print(text, markup=False, highlight=False)
 
 
-@main.command("parse")
+@main.command("parse", short_help="How the parser sees a file (JSON).")
 @click.argument("file", type=AbsPath(path_type=Path, exists=True, dir_okay=False))
 def parse_cmd(file: Path) -> None:
     """Show how the parser sees FILE: context spans and structure facts (JSON)."""
@@ -332,7 +444,7 @@ def parse_cmd(file: Path) -> None:
     click.echo(json.dumps({"spans": spans, "structure": structure(parsed).to_json()}, indent=2))
 
 
-@main.command("check")
+@main.command("check", short_help="What a PyTorch bump breaks for the port.")
 @click.option("--pytorch-src", "new", required=True, type=AbsPath(path_type=Path),
               help="The new PyTorch tree (after the bump).")
 @click.option("--baseline", type=AbsPath(path_type=Path), default=None, help="The old PyTorch tree.")
@@ -349,7 +461,9 @@ def parse_cmd(file: Path) -> None:
 @click.option("--layout", type=AbsPath(path_type=Path), default=None, help="Layout file selecting what to port.")
 @with_packs
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
-def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, layout, rules, packs, jobs) -> None:
+@quiet_option
+def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, layout, rules, packs, jobs,
+              quiet) -> None:
     """What a PyTorch bump breaks for the MUSA port (exit 0 clean, 1 findings, 2 usage)."""
     from musaport.check.compare import CATEGORIES
     from musaport.check.gate import CheckOptions, check
@@ -362,7 +476,8 @@ def check_cmd(new, baseline, baseline_report, out, formats, fail_on, validate, l
     if unknown:
         fail(f"--fail-on: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
     opts = CheckOptions(new, baseline, baseline_report, out, layout or default_layout(), _packs(rules, packs),
-                        jobs or default_jobs(), tuple(dict.fromkeys(formats)), selected, validate)
+                        jobs or default_jobs(), tuple(dict.fromkeys(formats)), selected, validate,
+                        progress=phase_reporter(quiet))
     doc, code = check(opts)
     click.echo(render_text(doc), nl=False)
     sys.exit(code)
@@ -377,33 +492,42 @@ def _mode_options(fn):
     for mode in reversed(MODES):
         for o in reversed(mode.options):
             extra = {"is_flag": True} if o.kind == "flag" else {"type": types[o.kind], "default": None}
-            fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, **extra)(fn)
+            fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, hidden=o.hidden,
+                              **extra)(fn)
     for mode in reversed(MODES):
         fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
     return fn
 
 
-@main.command("validate")
+@main.command("validate", short_help="Prove the port compiles, runs, and works as a backend.")
 @_mode_options
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compiler processes.")
+@quiet_option
 @click.argument("patterns", nargs=-1)
-def validate_cmd(out, jobs, patterns, **options) -> None:
+def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
-    ported backend runs PyTorch operators through the real libtorch."""
-    from musaport.validate.modes import Invocation, choose
+    ported backend runs PyTorch operators through the real libtorch.
 
+    Give exactly one of --compile, --run, --backend or --opinfo. PATTERNS select ported files to compile
+    (--compile; default: *.mu) or fixture kernels to run (--run; default: all of them).
+    """
+    from musaport.validate.modes import Invocation, choose, renamed
+
+    for old, new in renamed(options):
+        fail(f"validate {old} is now {new}")
     flags = {name[len("mode_"):]: options.pop(name) for name in list(options) if name.startswith("mode_")}
     mode = choose(flags, options, patterns)
     _require(mode.command)
+    log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
-                                 log=lambda m: click.echo(m, err=True), console=console()))
+                                 log=log, console=console(), progress=phase_reporter(quiet)))
     click.echo(result.summary)
     sys.exit(result.exit_code)
 
 
-@main.command("whereis")
+@main.command("whereis", short_help="Which ported file defines a symbol.")
 @click.argument("symbol")
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run' (the ported tree is searched).")
@@ -441,7 +565,7 @@ def _note_other_tree(out: OutDir, pytorch_src: Path | None) -> None:
                    f"using {pytorch_src} as given here", err=True)
 
 
-@main.command("diff")
+@main.command("diff", short_help="The CUDA to MUSA diff of an operator's files.")
 @click.argument("op")
 @click.option("--out", type=AbsPath(path_type=Path), default=Path("build"), show_default=True,
               help="The --out of a previous 'musaport run'; files it holds no port of are ported in memory.")
@@ -499,7 +623,7 @@ def _run_rules(out: OutDir, rules: tuple[Path, ...], packs: tuple[str, ...]):
     return request.load_rules(), request.load_layout()
 
 
-@main.command("doctor")
+@main.command("doctor", short_help="What each command needs and what is missing.")
 @click.option("--pytorch-src", type=AbsPath(path_type=Path, exists=True, file_okay=False), default=None,
               help="Also check that this PyTorch tree's own torchgen imports here (run and check need it).")
 def doctor_cmd(pytorch_src) -> None:
@@ -507,7 +631,11 @@ def doctor_cmd(pytorch_src) -> None:
     from musaport.doctor import diagnose, exit_code, install_commands, render_rows
 
     statuses = diagnose(pytorch_src)
-    table = Table("what (needed by)", "status", "detail", "install", title="musaport doctor", title_justify="left")
+    table = Table(title="musaport doctor", title_justify="left")
+    table.add_column("what (needed by)")
+    table.add_column("status", no_wrap=True)
+    table.add_column("detail", **COPYABLE)
+    table.add_column("install", **COPYABLE)
     for what, status, detail, install in render_rows(statuses):
         style = {"MISSING": "bold red", "ok": "green"}.get(status, "yellow")
         table.add_row(what, f"[{style}]{status}[/]", detail, install)

@@ -27,8 +27,7 @@ from typing import Iterable
 from musaport import children
 
 COMMANDS: tuple[str, ...] = ("run", "diff", "whereis", "validate --compile", "validate --run", "check",
-                             "check --validate", "parse", "rules", "validate --backend",
-                             "validate --opinfo")
+                             "check --validate", "parse", "rules", "validate --backend", "validate --opinfo")
 ALL = COMMANDS
 APT = "apt-get install -y "
 PIP = "python3 -m pip install "
@@ -86,11 +85,14 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     Requirement("libclang", "library", ALL, PIP + "libclang", target="clang.cindex"),
     Requirement("torchgen", "torchgen", ("run", "check", "check --validate", "validate --compile"),
                 ""),  # the probe names the module torchgen could not import
-    Requirement("clang++-16", "tool", ("validate --compile", "check --validate"), APT + "clang-16"),
-    Requirement("g++", "tool", ("validate --run", "validate --backend", "validate --opinfo"), APT + "g++"),
+    # The ziglang wheel's clang (the dev extra installs it), or the one MUSAPORT_CLANG names; it reads
+    # the system's C++ headers, which come with g++.
+    Requirement("clang", "clang", ("validate --compile", "check --validate"), PIP + "ziglang"),
+    Requirement("g++", "tool", ("validate --compile", "check --validate", "validate --run", "validate --backend",
+                                "validate --opinfo"), APT + "g++"),
     Requirement("readelf", "tool", ("validate --run", "validate --backend", "validate --opinfo"), APT + "binutils"),
     Requirement("c++filt", "tool", ("whereis",), APT + "binutils"),
-    Requirement("cmake", "tool", ("whereis",), APT + "cmake", optional=True),
+    Requirement("cmake", "tool", ("whereis",), PIP + "cmake", optional=True),
     Requirement("libtorch", "library", ("validate --backend",),
                 "musaport validate --backend --out OUT  # fetches torch==<the tree's release> into the user cache",
                 optional=True, target="torch"),
@@ -105,6 +107,8 @@ def probe(req: Requirement, pytorch_src: Path | None = None) -> Status:
         return probe_tool(req)
     if req.kind == "torchgen":
         return probe_torchgen(req, pytorch_src)
+    if req.kind == "clang":
+        return probe_clang(req)
     if req.kind == "library" and req.name == "libclang":
         return probe_libclang(req)
     if req.kind == "library" and req.name == "libtorch":
@@ -137,6 +141,29 @@ def probe_tool(req: Requirement) -> Status:
         return Status(req, True, f"{path} (--version failed: {type(err).__name__})")
     lines = (done.stdout or done.stderr).strip().splitlines()
     return Status(req, True, f"{lines[0].strip()} ({path})" if lines else path)
+
+
+def probe_clang(req: Requirement) -> Status:
+    """The clang ``validate --compile`` runs: the ziglang wheel's, or the one ``MUSAPORT_CLANG`` names."""
+    from musaport.errors import LoadError
+    from musaport.validate import toolchain
+
+    name = toolchain.requested()
+    if name == toolchain.DEFAULT:
+        zig = toolchain.zig_executable()
+        if zig is None:
+            return Status(req, False, "the ziglang wheel is not installed")
+        argv, where = [str(zig), "clang"], f"ziglang wheel, {zig} clang"
+    else:
+        path = shutil.which(name)
+        if path is None:
+            return Status(req, False, f"{toolchain.ENV}={name}: not on PATH", install=f"unset {toolchain.ENV}")
+        argv, where = [path], f"{toolchain.ENV}={name}, {path}"
+    try:
+        version = toolchain.version(argv)
+    except LoadError as err:
+        return Status(req, False, str(err), install="" if name != toolchain.DEFAULT else None)
+    return Status(req, True, f"{version} ({where})")
 
 
 def probe_libclang(req: Requirement) -> Status:
@@ -253,12 +280,15 @@ def require(command: str, pytorch_src: Path | None = None) -> str | None:
 def shortfall_line(command: str, missing: list[Status]) -> str:
     """``validate --run needs g++ and readelf, which are not installed (apt-get install -y g++ binutils); ...``."""
     parts = []
-    plain = [s for s in missing if s.requirement.kind != "torchgen"]
+    plain = [s for s in missing if s.requirement.kind not in ("torchgen", "clang")]
     if plain:
         names = _and([s.requirement.name for s in plain])
         verb = "is" if len(plain) == 1 else "are"
         parts.append(f"{names}, which {verb} not installed ({'; '.join(install_commands(plain))})")
     for s in missing:
+        if s.requirement.kind == "clang":
+            fix = f" ({s.fix})" if s.fix else ""
+            parts.append(f"a clang: {s.detail}{fix}")
         if s.requirement.kind == "torchgen":
             fix = f" ({s.fix})" if s.fix else ""
             parts.append(f"the PyTorch tree's torchgen, which fails: {s.detail}{fix}")

@@ -14,6 +14,9 @@ error:`` line; no command catches them itself.
 
 from __future__ import annotations
 
+import signal
+from typing import Any
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -23,3 +26,22 @@ class LoadError(Exception):
 
 class ToolError(Exception):
     """A tool that failed on input musaport accepted; the message names the tool."""
+
+
+EXIT_TERMINATED = 128 + signal.SIGTERM  # what a shell reports for a process SIGTERM ended: 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread, so it unwinds like Ctrl-C: every cleanup an interruption
+    runs (the staging folder, a half-written file, the lock) runs for it too.  The command group
+    prints one line and exits ``EXIT_TERMINATED``."""
+
+
+def _terminate(_signum: int, _frame: Any) -> None:
+    raise Terminated
+
+
+def handle_sigterm() -> None:
+    """From now on SIGTERM in this process raises :class:`Terminated` (forked workers reset it, see
+    ``children.die_with_parent``)."""
+    signal.signal(signal.SIGTERM, _terminate)

@@ -27,6 +27,11 @@ def default_packs() -> list[Path]:
     return sorted((data_dir("rules") / "packs").glob("*.yaml"))
 
 
+def optional_packs() -> list[str]:
+    """The names of the opt-in packs in rules/optional (``--pack`` offers them)."""
+    return sorted(p.stem for p in (data_dir("rules") / "optional").glob("*.yaml"))
+
+
 def optional_pack(name: str) -> Path:
     """An opt-in pack from rules/optional, by name (``torch-musa``)."""
     path = data_dir("rules") / "optional" / f"{name}.yaml"
@@ -63,6 +68,11 @@ def user_cache() -> Path:
 def shim_include() -> Path:
     """The CPU-emulated MUSA toolkit headers shipped inside the package."""
     return _PKG / "shim" / "include"
+
+
+def shim_wrappers() -> Path:
+    """The shim's stand-ins for clang's CUDA wrappers of standard headers (for a clang that lacks them)."""
+    return _PKG / "shim" / "wrappers"
 
 
 def default_fixture_tree() -> Path:

@@ -7,7 +7,9 @@ missing ../shared is a failure; elsewhere they skip and say why.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -67,10 +69,46 @@ def ported_1131(pytorch_1131: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return _ported(pytorch_1131, tmp_path_factory.mktemp("port1131"))
 
 
+# The summary each session port printed (by --out): the README's figures are checked against it.
+PORT_OUTPUT: dict[Path, str] = {}
+
+
+def tool(name: str) -> str | None:
+    """An executable on PATH, else beside this Python (the dev extra's cmake in a venv not activated)."""
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+
+
+@pytest.fixture(scope="session")
+def clang():
+    """validate --compile's clang: the ziglang wheel's, which the README's first command installs (the dev
+    extra), or the one MUSAPORT_CLANG names. Missing, it fails in CI and skips elsewhere, saying why."""
+    from musaport.errors import LoadError
+    from musaport.validate import toolchain
+
+    try:
+        return toolchain.find()
+    except LoadError as err:
+        if os.environ.get("CI"):
+            pytest.fail(f"{err}; CI installs the dev extra, which brings it")
+        pytest.skip(str(err))
+
+
 def _ported(tree: Path, out: Path) -> Path:
-    result = musaport("run", "--pytorch-src", str(tree), "--out", str(out), "-q")
+    result = subprocess.run(["musaport", "run", "--pytorch-src", str(tree), "--out", str(out)], capture_output=True,
+                            text=True, env=dict(os.environ, COLUMNS="200"))  # wide: long paths stay on one line
     assert result.returncode == 0, result.stderr
+    PORT_OUTPUT[out] = result.stdout
     return out
+
+
+@pytest.fixture(scope="session")
+def bump_check(pytorch_1131: Path, pytorch_260: Path, tmp_path_factory: pytest.TempPathFactory
+               ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """``musaport check`` of the real bump 1.13.1 -> 2.6.0, once per session: its --out and its result."""
+    out = tmp_path_factory.mktemp("bump")
+    result = musaport("check", "--pytorch-src", str(pytorch_260), "--baseline", str(pytorch_1131), "--out", str(out),
+                      "--format", "json", "--format", "sarif", "--format", "md")
+    return out, result
 
 
 def musaport(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

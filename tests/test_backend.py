@@ -165,8 +165,8 @@ def test_undefined_references_are_traced_to_the_objects_that_call_them() -> None
 def test_backend_mode_rejects_file_patterns_and_stray_options(tmp_path: Path) -> None:
     done = musaport("validate", "--backend", "--out", str(tmp_path), "*.mu")
     assert done.returncode == 2 and "--backend takes no file patterns" in done.stderr
-    done = musaport("validate", "--compile", "--ops", "abs", "--out", str(tmp_path))
-    assert done.returncode == 2 and "--ops and --libtorch go with --backend" in done.stderr
+    done = musaport("validate", "--compile", "--samples", "abs", "--out", str(tmp_path))
+    assert done.returncode == 2 and "--samples and --libtorch go with --backend" in done.stderr
 
 
 def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, tmp_path: Path) -> None:
@@ -174,7 +174,7 @@ def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: P
     every M1 operator on PrivateUse1 tensors and matches PyTorch's own CPU results."""
     out = tmp_path / "out"
     shutil.copytree(ported_260, out, symlinks=True)  # the shared port stays as run made it
-    done = musaport("validate", "--backend", "--out", str(out), "--ops", ",".join(M1))
+    done = musaport("validate", "--backend", "--out", str(out), "--samples", ",".join(M1))
     report = json.loads((out / "validate_backend_report.json").read_text())
     assert report["torch_version"] == "2.6.0"
     failing = {op: r["reason"] for op, r in report["ops"].items() if r["status"] != "pass"}
@@ -182,7 +182,7 @@ def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: P
     assert set(report["ops"]) == set(M1) and done.returncode == 0
     assert set(report["ops"]["tril"]["dtypes"]) == {"float", "double", "int", "long"}
     assert "11 of 11 operators pass on PrivateUse1 with libtorch 2.6.0" in done.stdout
-    again = musaport("validate", "--backend", "--out", str(out), "--ops", "tril")
+    again = musaport("validate", "--backend", "--out", str(out), "--samples", "tril")
     build = json.loads((out / "validate_backend_report.json").read_text())["build"]
     assert again.returncode == 0 and build["compiled"] == 1 and build["reused"] == build["objects"] - 1, build
-    # the one compiled object is the registration: --ops tril registers fewer operators
+    # the one compiled object is the registration: --samples tril registers fewer operators

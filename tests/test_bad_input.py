@@ -101,6 +101,11 @@ def _no_tools(w: World, args: list[str]) -> list[str]:
     return args
 
 
+def _other_clang(w: World, args: list[str]) -> list[str]:
+    w.env["MUSAPORT_CLANG"] = "no-such-clang++"
+    return args
+
+
 ROWS = [
     Row("run: not a PyTorch tree", lambda w: ["run", "--pytorch-src", str(w.tmp / "out" / TREE / "c10"),
                                               "--out", str(w.tmp / "o2"), "-q"], 2, ("not a PyTorch source tree",)),
@@ -132,8 +137,11 @@ ROWS = [
     Row("run: unknown operator", lambda w: port_args(w, "--ops", "no_such_op"), 2, ("--ops", "no_such_op")),
     Row("run: bad stub name", lambda w: port_args(w, "--exclude-stubs", "1bad"), 2, ("not a DispatchStub name",)),
     Row("run: two runs on one --out", _held_lock, 2, ("another musaport run is writing to this --out",)),
-    Row("validate --compile: no clang++-16",
-        lambda w: _no_tools(w, ["validate", "--compile", "--out", str(w.out)]), 2, ("clang++-16", "musaport doctor")),
+    Row("validate --compile: no g++ (the system's C++ headers)",
+        lambda w: _no_tools(w, ["validate", "--compile", "--out", str(w.out)]), 2, ("g++", "musaport doctor")),
+    Row("validate --compile: MUSAPORT_CLANG names no clang",
+        lambda w: _other_clang(w, ["validate", "--compile", "--out", str(w.out)]), 2,
+        ("MUSAPORT_CLANG=no-such-clang++: not on PATH", "unset MUSAPORT_CLANG")),
     Row("validate --run: no g++", lambda w: _no_tools(w, ["validate", "--run", "--out", str(w.out)]),
         2, ("g++", "musaport doctor")),
     Row("validate --compile: no port in --out", lambda w: ["validate", "--compile", "--out", str(w.tmp / "none")],

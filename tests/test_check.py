@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -149,11 +150,13 @@ def test_check_usage_errors(tmp_path: Path, args: list[str], message: str) -> No
     assert message in result.stderr
 
 
-def test_real_bump_1131_to_260(pytorch_1131: Path, pytorch_260: Path, tmp_path: Path) -> None:
-    out = tmp_path / "bump"
-    result = musaport("check", "--pytorch-src", str(pytorch_260), "--baseline", str(pytorch_1131), "--out", str(out),
-                      "--format", "json", "--format", "sarif")
+def test_real_bump_1131_to_260(pytorch_1131: Path, pytorch_260: Path,
+                               bump_check: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, result = bump_check
     assert result.returncode == 1, result.stderr
+    md = (out / "musaport-check.md").read_text()  # docs/ci/musaport-check.yml posts it as one comment
+    assert len(md) <= 65_536, len(md)
+    assert "| finding | count" in md and "<b>new-unmapped</b>" in md and "musaport-check.json" in md
     first = (out / "musaport-check.json").read_bytes()
     doc = json.loads(first)
     cats = {(f["category"], f["subject"]) for f in doc["findings"]}
@@ -168,3 +171,23 @@ def test_real_bump_1131_to_260(pytorch_1131: Path, pytorch_260: Path, tmp_path: 
                      "--format", "json")
     assert again.returncode == 1
     assert (out / "musaport-check.json").read_bytes() == first, "the JSON report must be stable across runs"
+
+
+def test_markdown_fits_a_pull_request_comment() -> None:
+    """Thousands of findings: the Markdown keeps the summary and the first findings of each
+    category, says where the rest is, and stays under GitHub's 65,536 characters."""
+    from musaport.check.compare import CATEGORIES
+    from musaport.check.render import render_markdown
+
+    findings = [{"category": c, "message": f"finding {i} " + "x" * 400, "file": f"a/f{i}.cu", "line": i + 1,
+                 "subject": f"s{i}"} for c in CATEGORIES for i in range(2000)]
+    doc = {"old": "old", "new": "new", "failed": True, "summary": {c: 2000 for c in CATEGORIES},
+           "fail_on": ["new-unmapped"], "findings": findings}
+    md = render_markdown(doc)
+    assert len(md) <= 65_536
+    assert "| files added to the ported set | 2000 |" in md
+    for category in CATEGORIES:
+        assert f"<b>{category}</b>: 2000" in md
+    assert "`a/f0.cu:1` finding 0" in md and "musaport-check.json" in md
+    small = render_markdown({**doc, "findings": findings[:3], "summary": {c: 0 for c in CATEGORIES}})
+    assert "finding 2" in small and "Shown here" not in small  # all shown when all fit

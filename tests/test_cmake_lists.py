@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import musaport
+from conftest import musaport, tool
 from musaport.ops.emit_cmake import group_variable, source_group
 
 TREE = "generated_cuda_compatible"
@@ -48,7 +47,7 @@ def cmake_lists(lists: Path, tmp_path: Path) -> dict[str, list[str]]:
     """Run ``cmake -P`` on a script that includes ``lists``; the lists it printed, by variable."""
     script = tmp_path / "check.cmake"
     script.write_text(SCRIPT)
-    done = subprocess.run([shutil.which("cmake") or "cmake", f"-DLISTS={lists}", "-P", str(script)],
+    done = subprocess.run([tool("cmake") or "cmake", f"-DLISTS={lists}", "-P", str(script)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr + done.stdout
     found: dict[str, list[str]] = {}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURE_TREE, tree_digest
+from conftest import FIXTURE_TREE, tool, tree_digest
 from harness import assert_one_clear_line, fingerprint, musaport, new_files
 from musaport.errors import LoadError
 from musaport.ops.emit_cmake import sources_cmake
@@ -175,7 +175,7 @@ def cmake_lists(cmake_file: Path, tmp_path: Path) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in lists.items()}
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+@pytest.mark.skipif(tool("cmake") is None, reason="needs cmake (the dev extra installs it from PyPI)")
 def test_cmake_list_escapes_every_name_it_is_given(tmp_path: Path) -> None:
     """Defence in depth: even names discovery would refuse stay one list element each."""
     names = ['a/musa/x")\nmessage(STATUS pwned)\n#.mu', "a/musa/D${CMAKE_COMMAND}.mu", "a/musa/S;emi.mu",
@@ -288,7 +288,7 @@ def test_user_pack_with_right_examples_loads(src: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize("folders", ["  - {path: does/not/exist}\n", "  - {path: aten/src/empty}\n"])
+@pytest.mark.parametrize("folders", ["  - {path: does/not/exist, optional: true}\n", "  - {path: aten/src/empty}\n"])
 def test_layout_selecting_nothing_is_refused(src: Path, tmp_path: Path, folders: str) -> None:
     (src / "aten/src/empty").mkdir()
     layout = write_layout(tmp_path / "layout.yaml", folders)
@@ -350,8 +350,7 @@ def test_killed_commit_is_seen_and_redone(src: Path, tmp_path: Path, monkeypatch
     assert (out / ".musaport" / COMMIT_MARKER).exists()
     with pytest.raises(LoadError, match="stopped while moving its outputs into place"):
         OutDir(out).require_port()
-    if shutil.which("clang++-16"):
-        assert_one_clear_line(musaport("validate", "--compile", "--out", str(out)), 2, "stopped while moving")
+    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out)), 2, "stopped while moving")
     result = port(src, out)
     assert result.returncode == 0, result.stderr
     assert not (out / ".musaport" / COMMIT_MARKER).exists()

@@ -152,13 +152,13 @@ def include_flags(pytorch_260: Path, ported_260: Path) -> list[str]:
 
 
 def test_abs_and_tril_stubs_pass_a_syntax_check(pytorch_260: Path, ported_260: Path, include_flags: list[str],
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path, clang) -> None:
     model = operator_model(pytorch_260, OutDir(ported_260))
     names = [op.name for query in ("abs", "tril") for op in model.resolve(query)]
     assert names == ["abs.out", "tril", "tril.out", "tril_"]
     source = tmp_path / "RegisterMUSA_abs_tril.cpp"
     source.write_text(registration_source(model, names))
-    cmd = ["clang++-16", "-x", "cuda", "-nocudainc", "-nocudalib", "--cuda-host-only", "-Wno-unknown-cuda-version",
+    cmd = [*clang.argv, *clang.flags, "-x", "cuda", "-nocudainc", "-nocudalib", "--cuda-host-only", "-Wno-unknown-cuda-version",
            "-fsyntax-only", "-std=c++17", "-w", "-DAT_PER_OPERATOR_HEADERS", "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE",
            "-include", "musa_runtime.h", *include_flags, str(source)]
     done = subprocess.run(cmd, capture_output=True, text=True)

@@ -42,7 +42,7 @@ def test_validate_backend_says_pip_failed_in_one_line_exit_1(monkeypatch: pytest
     ported = subprocess.run(["musaport", "run", "--pytorch-src", str(root / "fixtures" / "pytorch"), "--out", str(out),
                              "-q"], capture_output=True, text=True, env=env)
     assert ported.returncode in (0, 1), ported.stderr
-    done = subprocess.run(["musaport", "validate", "--backend", "--out", str(out), "--ops", "abs"],
+    done = subprocess.run(["musaport", "validate", "--backend", "--out", str(out), "--samples", "abs"],
                           capture_output=True, text=True, env=env)
     errors = [line for line in done.stderr.splitlines() if line.startswith("musaport: error:")]
     assert done.returncode == 1 and len(errors) == 1 and "pip install torch==" in errors[0], done.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ from musaport.validate.cpu_link import alias_flags
 from musaport.validate.kernels import fixture_kernels
 
 KERNELS = sorted(p.stem for p in (ROOT / "fixtures" / "kernels").glob("*.cu"))
-needs_clang = pytest.mark.skipif(shutil.which("clang++-16") is None,
-                                 reason="needs clang++-16 (Debian's clang-16; .ci/run installs it)")
+needs_clang = pytest.mark.usefixtures("clang")  # the ziglang wheel's clang (see conftest.clang)
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +29,10 @@ def test_run_mode_covers_every_fixture_kernel(run_mode) -> None:
     assert sorted(outcomes) == KERNELS
     assert len(KERNELS) >= 12
     assert f"{len(KERNELS)} of {len(KERNELS)} kernels passed" in output
+
+
+def test_run_mode_says_what_it_does_off_a_terminal(run_mode) -> None:
+    assert f"musaport: building and running {len(KERNELS)} fixture kernels with g++ ..." in run_mode[1]
 
 
 @pytest.mark.parametrize("name", KERNELS)

@@ -74,16 +74,91 @@ class Snapshot:
 
 
 def load_baseline(path: Path) -> Snapshot:
-    """A baseline from a previous check's JSON (its NEW side) or from a porting report."""
+    """A baseline from a previous check's JSON (its NEW side) or from a porting report.
+
+    Every value is checked against the snapshot's shape, so a hand-edited or
+    foreign report fails in one line that names the bad entry, not later in
+    the comparison.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise LoadError(f"{path}: not a readable JSON report: {exc}") from None
     if isinstance(data, dict) and "snapshot" in data:
+        _check_shape(data["snapshot"], path, _SHAPE, "snapshot")
         return Snapshot(**data["snapshot"])
     if isinstance(data, dict) and {"files", "unmapped", "rules"} <= set(data):
-        return Snapshot.from_report(data)
+        _check_shape({k: data[k] for k in ("files", "unmapped", "rules")}, path, _REPORT_SHAPE)
+        snap = Snapshot.from_report(data)
+        if not isinstance(snap.source, str):
+            raise LoadError(f"{path}: 'source' must be a string")
+        return snap
     raise LoadError(f"{path}: neither a 'musaport check --format json' report nor a porting_report.json")
+
+
+# The JSON shape of a snapshot and of the parts of a porting report a baseline reads: a type, a
+# {"*": shape} for a mapping with any keys, a {key: shape} for fixed keys (a key ending in "?" may
+# be missing), a [shape] for a list; a tuple of shapes: either.
+_SHAPE: dict[str, Any] = {
+    "source": str,
+    "files?": {"*": {"out": str, "src_hash": str}},
+    "unmapped?": {"*": [str]},
+    "rules?": {"*": int},
+    "operators?": (type(None), {"*": {"schema": str, "line": int, "kernel": str, "registered?": bool}}),
+    "validation?": (type(None), {"*": bool}),
+}
+_REPORT_SHAPE: dict[str, Any] = {
+    "files": {"*": {"out": str, "src_hash?": str, "*": object}},
+    "unmapped": [{"name": str, "sites": [str], "*": object}],
+    "rules": {"*": {"matches": int, "*": object}},
+}
+
+
+def _check_shape(value: Any, path: Path, shape: Any = None, where: str = "") -> None:
+    """Raise a LoadError naming ``path`` and the entry (``files["a.cu"].out``) that does not fit ``shape``."""
+    shape = _SHAPE if shape is None else shape
+    if isinstance(shape, tuple):
+        problems = []
+        for option in shape:
+            try:
+                _check_shape(value, path, option, where)
+                return
+            except LoadError as exc:
+                problems.append(str(exc))
+        raise LoadError(problems[-1])
+    if isinstance(shape, type):
+        if shape is object or isinstance(value, shape) and not (shape is int and isinstance(value, bool)):
+            return
+        raise LoadError(f"{path}: {where or 'the report'} must be {_NAMES.get(shape, shape.__name__)}, "
+                        f"not {_json_type(value)} ({json.dumps(value)[:40]})")
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            raise LoadError(f"{path}: {where} must be a list, not {_json_type(value)}")
+        for i, item in enumerate(value):
+            _check_shape(item, path, shape[0], f"{where}[{i}]")
+        return
+    if not isinstance(value, dict):
+        raise LoadError(f"{path}: {where or 'the report'} must be an object, not {_json_type(value)}")
+    fixed = {k.rstrip("?"): v for k, v in shape.items() if k != "*"}
+    for key in shape:
+        if key != "*" and not key.endswith("?") and key not in value:
+            raise LoadError(f"{path}: {where or 'the report'} is missing {key!r}")
+    for key, item in value.items():
+        inner = f"{where}.{key}" if key in fixed and where else key if key in fixed else f"{where}[{json.dumps(key)}]"
+        if key in fixed:
+            _check_shape(item, path, fixed[key], inner)
+        elif "*" in shape:
+            _check_shape(item, path, shape["*"], inner)
+        else:
+            raise LoadError(f"{path}: {where or 'the report'} has an unknown key {key!r}")
+
+
+_NAMES = {str: "a string", int: "a whole number", bool: "true or false", type(None): "null"}
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Finding]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from musaport.check.compare import Snapshot, compare, load_baseline, selected, to_json
@@ -12,7 +12,7 @@ from musaport.ops.generate import OperatorFiles
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.port.config import Options, load_config
 from musaport.port.run import run
-from musaport.validate.compile import compile_status
+from musaport.validate.compile import Progress, compile_status
 from musaport.yamlload import load_yaml
 
 
@@ -30,19 +30,22 @@ class CheckOptions:
     formats: tuple[str, ...]
     fail_on: tuple[str, ...]
     validate: bool = False
+    progress: Progress = field(default_factory=Progress, compare=False)  # long phases are said here
 
 
 def snapshot_of(tree: Path, out: Path, opts: CheckOptions) -> Snapshot:
     """Port ``tree`` into ``out`` (incrementally) and describe the result."""
     run_opts = Options(tree, out, opts.layout, opts.packs, opts.jobs, OperatorFiles())
-    report = run(run_opts, load_config(run_opts))
+    with opts.progress.phase(f"porting {tree} into {out}"):
+        report = run(run_opts, load_config(run_opts))
     if report.return_code != EXIT_OK:
         raise ToolError(f"musaport run: {tree}: porting failed; see {OutDir(out).report_md}")
     snap = Snapshot.from_report(OutDir(out).porting_report())
     snap.source = str(tree)
-    snap.with_operators(tree, registered_operators(out))
+    with opts.progress.phase(f"reading the operators of {tree}"):
+        snap.with_operators(tree, registered_operators(out))
     if opts.validate:
-        snap.validation = _validation(out, opts.jobs)
+        snap.validation = _validation(out, opts.jobs, opts.progress)
     return snap
 
 
@@ -57,17 +60,18 @@ def registered_operators(out: Path) -> set[str] | None:
     return {str(entry["name"]) for entry in doc.get("registered") or []}
 
 
-def _validation(out: Path, jobs: int) -> dict[str, bool]:
+def _validation(out: Path, jobs: int, progress: Progress | None = None) -> dict[str, bool]:
     """Which ported translation units compile against the shim."""
-    return compile_status(OutDir(out), jobs)
+    return compile_status(OutDir(out), jobs, progress=progress)
 
 
 def check(opts: CheckOptions) -> tuple[dict, int]:
     """Run the check; return its JSON document and the exit code."""
-    new = snapshot_of(opts.new, opts.out / "new", opts)
     if opts.baseline_report is not None:
-        old = load_baseline(opts.baseline_report)
+        old = load_baseline(opts.baseline_report)  # first: a bad report fails before the port of NEW
+        new = snapshot_of(opts.new, opts.out / "new", opts)
     else:
+        new = snapshot_of(opts.new, opts.out / "new", opts)
         assert opts.baseline_tree is not None
         old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
     findings = compare(old, new)

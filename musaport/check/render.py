@@ -30,10 +30,33 @@ def render_text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
-    """A pull-request comment: summary table first, each category folded below."""
-    groups = {c: [f for f in doc["findings"] if f["category"] == c] for c in CATEGORIES}
-    return render_template("check.md.j2", doc=doc, groups=groups, descriptions=CATEGORIES)
+# A GitHub comment holds at most 65,536 characters and docs/ci/musaport-check.yml posts the
+# Markdown whole; a little is left for what a workflow may add around it.
+MARKDOWN_LIMIT = 60_000
+_TOPS = (50, 20, 10, 5, 3, 1, 0)  # findings shown per category, most first, until the comment fits
+_MESSAGE_CHARS = 300
+
+
+def render_markdown(doc: dict[str, Any], limit: int = MARKDOWN_LIMIT) -> str:
+    """A pull-request comment: summary table first, then the first findings of each category folded
+    below, as many per category as fit in ``limit`` characters (the JSON report has them all)."""
+    groups = {c: [_clipped(f) for f in doc["findings"] if f["category"] == c] for c in CATEGORIES}
+    total = len(doc["findings"])
+    text = ""
+    for top in _TOPS:
+        shown = sum(min(top, len(g)) for g in groups.values())
+        text = render_template("check.md.j2", doc=doc, groups=groups, descriptions=CATEGORIES, top=top,
+                               shown=shown, total=total)
+        if len(text) <= limit:
+            break
+    return text
+
+
+def _clipped(finding: dict[str, Any]) -> dict[str, Any]:
+    message = finding["message"]
+    if len(message) > _MESSAGE_CHARS:
+        message = message[: _MESSAGE_CHARS - 1] + "…"
+    return {**finding, "message": message}
 
 
 def render_json(doc: dict[str, Any]) -> str:

@@ -20,6 +20,10 @@ _PREFIXES = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "
              "construction vtable for ", "non-virtual thunk to ", "virtual thunk to ")
 _OPERATOR = re.compile(r"(?:^|::)operator\b")
 _OPERATOR_CHARS = frozenset(" <>=!+-*/%^&|~[],")
+# A parameter list as demangled names end: balanced at its ends, then qualifiers.
+_PARAMS = re.compile(r"\(.*\)(?:\s*(?:const|volatile|noexcept|&&|&))*\s*")
+# One part of a name a person types: an identifier, a destructor, an operator, an anonymous namespace.
+_NAME = re.compile(r"~?[A-Za-z_]\w*|operator\W.*|operator\s+\w.*|" + re.escape(ANONYMOUS))
 
 
 class SymbolError(LoadError):
@@ -37,6 +41,9 @@ class Symbol:
     template_args: str = ""
     params: str | None = None  # None for a variable (no parameter list)
     what: str = ""  # "vtable for " and the like: the symbol belongs to a class
+    # A plain name as a user types it (``abs_kernel_musa``: not mangled, no ``::``): it names the
+    # entity in whatever namespace it is, where a mangled name always says its full scope.
+    anywhere: bool = False
 
     @property
     def qualified(self) -> str:
@@ -69,7 +76,16 @@ def parse_symbol(given: str, demangled: str) -> Symbol:
         raise SymbolError(f"{given}: cannot find a name in '{demangled}'")
     name, targs = _strip_template_args(parts[-1])
     scope = tuple(_strip_template_args(p)[0] for p in parts[:-1])
-    return Symbol(given, demangled.strip(), scope, name, targs, params, what)
+    readable = given.strip() == demangled.strip()
+    if readable:  # typed by a person, not demangled: each part must be a C++ name
+        bad = next((p for p in scope + (name,) if not _NAME.fullmatch(p)), None)
+        if bad is None and params is not None and not _PARAMS.fullmatch(params):
+            bad = params
+        if bad is not None:
+            raise SymbolError(f"{given!r} is not a C++ name ({bad!r} is not an identifier or a parameter list); give a function, "
+                              "variable or class name, qualified or not, or a mangled symbol (_Z...)")
+    return Symbol(given, demangled.strip(), scope, name, targs, params, what,
+                  anywhere=readable and not scope and not demangled.strip().startswith("::"))
 
 
 def _strip_prefix(text: str) -> tuple[str, str]:

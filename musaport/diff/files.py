@@ -11,6 +11,7 @@ diff is still shown, marked unattributed.
 from __future__ import annotations
 
 import difflib
+import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,9 @@ class FileDiff:
     lines: tuple[DiffLine, ...]
     fired: dict[str, int]
     attributed: bool
+    # When OUT's file was ported from another version of this source (its provenance line's hash
+    # differs: OUT holds the port of another tree or release), why it is not the file shown.
+    foreign: str = ""
 
     @property
     def added(self) -> int:
@@ -71,13 +75,35 @@ def diff_files(source: Path, out: OutDir, files: list[str], rules: RuleSet, cont
 def file_diff(src: str, out: str, data: bytes, ported: bytes | None, rules: RuleSet, context: int = 3) -> FileDiff:
     """Diff ``data`` against ``ported`` (or against its port made here when None)."""
     text = decode(data)
+    digest = sha256(data)
     result = rewrite(parse(data), rules.rules, src, trace=True)
-    fresh = text if result.text == text else provenance(src, sha256(data), text) + result.text
+    fresh = text if result.text == text else provenance(src, digest, text) + result.text
+    foreign = ""
+    ported_from = _provenance_hash(ported) if ported is not None else ""
+    if ported_from and ported_from != digest[:16]:
+        # Diffing this source against the port of another version would show the upstream drift
+        # as port edits; the port made here is the right one to show, and the note says why.
+        foreign = (f"OUT's {out} was ported from another version of this file (sha256 {ported_from}, this tree's "
+                   f"is {digest[:16]}): OUT holds the port of another tree or release; shown: this file ported "
+                   "in memory")
+        ported = None
     shown = fresh if ported is None else decode(ported)
     attributed = shown == fresh or (shown.startswith(PROVENANCE) and shown.endswith(result.text))
     line_rules = rules_by_line(shown, result.text, result.steps) if attributed else {}
     lines = unified(text, shown, line_rules, context)
-    return FileDiff(src, out, "memory" if ported is None else "out", lines, dict(result.fired), attributed)
+    return FileDiff(src, out, "memory" if ported is None else "out", lines, dict(result.fired), attributed, foreign)
+
+
+_HASH = re.compile(r"\(sha256 ([0-9a-f]{16})\)\r?$")
+
+
+def _provenance_hash(ported: bytes) -> str:
+    """The source hash in a ported file's provenance line ('' when it has none)."""
+    first = decode(ported[:4096]).split("\n", 1)[0]
+    if not first.startswith(PROVENANCE):
+        return ""
+    m = _HASH.search(first)
+    return m.group(1) if m else ""
 
 
 def final_ranges(steps: tuple[tuple[str, Edits], ...]) -> list[tuple[int, int, str]]:

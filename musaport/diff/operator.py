@@ -15,13 +15,11 @@ from pathlib import Path
 from musaport.diff.files import FileDiff, diff_files
 from musaport.errors import LoadError
 from musaport.ops.emit_registration import registration_source
-from musaport.ops.model import Operator, operator_model
+from musaport.ops.model import REGISTRABLE, Operator, operator_model
 from musaport.outdir import OutDir
 from musaport.port.layout import Layout
 from musaport.resources import user_cache
 from musaport.rewrite.rules import RuleSet
-
-REGISTRABLE = ("stub", "structured", "cuda-function")
 
 
 class UnknownOperator(LoadError):

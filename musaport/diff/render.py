@@ -46,8 +46,10 @@ def _operator_rows(diff: OpDiff) -> Iterator[Row]:
 def file_rows(f: FileDiff) -> Iterator[Row]:
     """``--- source`` / ``+++ port`` and the hunks, each change with its rules."""
     yield ("file", f"--- {f.src}", ())
-    note = " (ported in memory: OUT holds no port of it)" if f.origin == "memory" else ""
+    note = " (ported in memory: OUT holds no port of it)" if f.origin == "memory" and not f.foreign else ""
     yield ("file", f"+++ {f.out}{note}", ())
+    if f.foreign:
+        yield ("meta", f"    ({f.foreign})", ())
     if not f.attributed:
         yield ("meta", "    (rule ids unavailable: re-porting with these packs does not give the file shown)", ())
     if not f.lines:
@@ -74,6 +76,8 @@ def render_stat(diff: OpDiff) -> str:
     for f in diff.files:
         fired = ", ".join(f"{rule} ({n})" for rule, n in sorted(f.fired.items())) or "no rule fired"
         lines.append(f"{f.src} -> {f.out} | +{f.added} -{f.removed} | {fired}")
+        if f.foreign:
+            lines.append(f"  ({f.foreign})")
     if not diff.files:
         lines += [f"{op.name}: {op.kind}{': ' + op.reason if op.reason else ''}" for op in diff.operators]
     added, removed = sum(f.added for f in diff.files), sum(f.removed for f in diff.files)
@@ -96,7 +100,7 @@ def to_json(diff: OpDiff) -> dict:
 
 def _file_json(f: FileDiff) -> dict:
     return {
-        "src": f.src, "out": f.out, "origin": f.origin, "attributed": f.attributed,
+        "src": f.src, "out": f.out, "origin": f.origin, "attributed": f.attributed, "foreign": f.foreign,
         "added": f.added, "removed": f.removed, "fired": f.fired,
         "lines": [{"tag": ln.tag, "text": ln.text, "rules": list(ln.rules)} for ln in f.lines],
     }

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport.extension.includes import follow_path, join
-from musaport.port.file import FileResult, provenance, sha256
+from musaport.port.file import FileResult, FileStatus, provenance, sha256
 from musaport.rewrite.apply import Finding
 from musaport.rewrite.transforms import rename_path
 
@@ -419,9 +419,9 @@ def port_build_file(root: Path, rel: str, out: str, paths: Paths) -> FileResult:
     folder = rel.rpartition("/")[0]
     ported = port_setup_py(text, folder, paths) if rel.endswith(".py") else port_cmake(text, folder, paths)
     if ported.text == text:
-        return FileResult(rel, out, "unchanged", digest, digest, {}, ported.findings, data=data)
+        return FileResult(rel, out, FileStatus.UNCHANGED, digest, digest, {}, ported.findings, data=data)
     new = _with_provenance(ported.text, rel, digest).encode("utf-8", "surrogateescape")
-    return FileResult(rel, out, "ported", digest, sha256(new), ported.fired, ported.findings, data=new)
+    return FileResult(rel, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
 
 
 def _with_provenance(text: str, rel: str, digest: str) -> str:

@@ -20,7 +20,7 @@ from musaport.jsoncache import stamps_digest
 from musaport.ops.emit_cmake import sources_cmake
 from musaport.ops.emit_registration import header
 from musaport.outdir import CMAKE_FILE, OutDir
-from musaport.port.file import FileResult
+from musaport.port.file import FileResult, FileStatus
 from musaport.port.layout import Layout
 from musaport.port.config import Config, Generated, Options, load_config
 from musaport.rewrite.rules import Rule
@@ -63,7 +63,7 @@ class ExtensionFiles:
             except (OSError, UnicodeError) as exc:
                 problems.append(f"{rel}: not ported: cannot be read ({exc})")
         files = {r.out: r.data or b"" for r in ported}
-        outs = [r.out for r in results if r.status != "failed"]
+        outs = [r.out for r in results if r.status != FileStatus.FAILED]
         roots = tuple(rename_dirs(f"{r}/x").rpartition("/")[0] if r else "" for r in d.roots)
         lists = sources_cmake(outs, [], header(f"the port of {source.name}"), include_dirs=roots)
         files[CMAKE_FILE] = lists.encode()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 from typing import Iterable
 
-from musaport.port.file import FileResult
+from musaport.port.file import FileResult, FileStatus
 
 # Include prefix → the reason a file that needs it is left out of the default build.
 SEPARATE_LIBRARIES = {
@@ -26,7 +26,7 @@ _ROOTS = ("", "aten/src/")
 
 def left_out(results: Iterable[FileResult]) -> dict[str, str]:
     """Ported output path → reason, for every translation unit that needs a separate library."""
-    by_src = {r.src: r for r in results if r.status != "failed"}
+    by_src = {r.src: r for r in results if r.status != FileStatus.FAILED}
     reasons = _direct(by_src)
     includers = _includers(by_src)
     todo = sorted(reasons)

@@ -26,7 +26,7 @@ from musaport.ops.records import load_records, start_records
 from musaport.ops.scan import observed_facts
 from musaport.outdir import CMAKE_FILE, FUNCTIONS_YAML, REGISTRATION, OutDir
 from musaport.port.config import Config, Generated
-from musaport.port.file import FileResult, Observer, port_bytes
+from musaport.port.file import FileResult, FileStatus, Observer, port_bytes
 from musaport.port.layout import Layout
 from musaport.rewrite.rules import Rule
 from musaport.rewrite.transforms import rename_path
@@ -57,12 +57,17 @@ def generated_files(source: Path, results: list[FileResult], options: GenerateOp
     the plain YAML) and the CMake lists, but no registration file: that is a
     problem, named in the summary, and the run exits 1.
     """
-    ok = [r for r in results if r.status != "failed"]
+    ok = [r for r in results if r.status != FileStatus.FAILED]
     what = _yaml_label(source)
     files: dict[str, str] = {}
     problems: tuple[str, ...] = ()
     ported: list[FileResult] = []
     rules = config.rules if config else None
+    if options.registration and out is not None and not (source / NATIVE_FUNCTIONS).is_file():
+        # As when the tree's torchgen fails: the sources are ported, the run says in one line what it
+        # could not make and exits 1, rather than exit 0 with no registration at all.
+        problems = (f"{REGISTRATION} and {FUNCTIONS_YAML} not generated: the tree has no {NATIVE_FUNCTIONS} "
+                    "(port with --no-registration to port the sources only)",)
     if options.registration and (source / NATIVE_FUNCTIONS).is_file() and out is not None:
         known = {r.src: r.observed for r in ok if r.observed is not None}
         model = operator_model(source, out, [r.src for r in ok], config.layout if config else None, jobs, known)

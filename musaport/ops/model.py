@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Iterable
 
@@ -31,7 +32,24 @@ from musaport.outdir import OutDir
 from musaport.port.layout import Found, Layout, OperatorFolders, discover, load_layout
 from musaport.resources import default_layout
 
-KINDS = ("stub", "structured", "cuda-function", "not-portable", "unresolved")
+
+class OpKind(str, Enum):
+    """How the MUSA backend gets an operator (see the module's docstring); the value is what reports say."""
+
+    STUB = "stub"
+    STRUCTURED = "structured"
+    CUDA_FUNCTION = "cuda-function"
+    NOT_PORTABLE = "not-portable"
+    UNRESOLVED = "unresolved"
+
+    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
+    __format__ = str.__format__
+
+
+KINDS = tuple(OpKind)
+# The kinds whose operators the backend can register: the ported ones.
+REGISTRABLE = (OpKind.STUB, OpKind.STRUCTURED, OpKind.CUDA_FUNCTION)
+
 # Name prefixes in a kernel's body that mark such a library.
 VENDOR_NAMES = {"cudnn": "cuDNN", "miopen": "MIOpen", "cusparseLt": "cuSPARSELt", "cublasLt": "cuBLASLt"}
 MAX_DEPTH = 3
@@ -44,7 +62,7 @@ class Operator:
     name: str
     schema: str
     line: int
-    kind: str
+    kind: OpKind
     kernel: str
     stubs: tuple[str, ...]
     files: tuple[str, ...]
@@ -72,8 +90,7 @@ class OperatorModel:
 
     def registrable(self) -> list[Operator]:
         """Operators the backend can register: the ported ones, in yaml order."""
-        ok = ("stub", "structured", "cuda-function")
-        return sorted((op for op in self.operators.values() if op.kind in ok and op.name in self.wrappers),
+        return sorted((op for op in self.operators.values() if op.kind in REGISTRABLE and op.name in self.wrappers),
                       key=lambda op: (op.line, op.name))
 
 
@@ -203,7 +220,7 @@ def build_model(records: Records, facts: dict[str, FileFacts], ported: set[str],
     return OperatorModel(dict(sorted(ops.items())), wrappers, records.origin, records.note, records.problem)
 
 
-def _op(r: Record, kind: str, stubs: Iterable[str] = (), files: Iterable[str] = (), reason: str = "") -> Operator:
+def _op(r: Record, kind: OpKind, stubs: Iterable[str] = (), files: Iterable[str] = (), reason: str = "") -> Operator:
     return Operator(r.name, r.schema, r.line, kind, r.kernel, tuple(sorted(set(stubs))),
                     tuple(sorted(set(files))), r.delegate, reason)
 
@@ -211,26 +228,26 @@ def _op(r: Record, kind: str, stubs: Iterable[str] = (), files: Iterable[str] = 
 def _delegated(r: Record, target: Operator | None) -> Operator:
     """A structured delegate is reached exactly as the out variant it delegates to."""
     if target is None:
-        return _op(r, "unresolved", reason=f"delegates to {r.delegate}, which has no CUDA kernel")
+        return _op(r, OpKind.UNRESOLVED, reason=f"delegates to {r.delegate}, which has no CUDA kernel")
     return _op(r, target.kind, target.stubs, target.files, target.reason)
 
 
 def _classify(r: Record, idx: _Index) -> Operator:
     kernel = r.kernel
     if r.generated:  # torchgen writes its kernel at build time; the generation step ports that source
-        return _op(r, "structured", files=[r.generated[0]])
+        return _op(r, OpKind.STRUCTURED, files=[r.generated[0]])
     if r.structured:
         ported_impls = [p for p in idx.impls.get(kernel, []) if p in idx.ported]
         if ported_impls:
-            return _vendor_check(r, idx, kernel) or _op(r, "structured", files=ported_impls)
-        return _through_generic(r, idx, "structured", f"TORCH_IMPL_FUNC({kernel})")
+            return _vendor_check(r, idx, kernel) or _op(r, OpKind.STRUCTURED, files=ported_impls)
+        return _through_generic(r, idx, OpKind.STRUCTURED, f"TORCH_IMPL_FUNC({kernel})")
     ported_defs = [p for p, _ in _definitions(idx, kernel) if p in idx.ported and p.endswith(_KERNEL_FILES)]
     namesakes = [p for p, _ in idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, []) if p not in idx.ported]
     if ported_defs and not namesakes:
-        return _vendor_check(r, idx, kernel) or _op(r, "cuda-function", files=ported_defs)
-    through = _through_generic(r, idx, "stub", kernel)
-    if through.kind == "unresolved" and ported_defs:  # the device-generic namesake is not it
-        return _vendor_check(r, idx, kernel) or _op(r, "cuda-function", files=ported_defs)
+        return _vendor_check(r, idx, kernel) or _op(r, OpKind.CUDA_FUNCTION, files=ported_defs)
+    through = _through_generic(r, idx, OpKind.STUB, kernel)
+    if through.kind == OpKind.UNRESOLVED and ported_defs:  # the device-generic namesake is not it
+        return _vendor_check(r, idx, kernel) or _op(r, OpKind.CUDA_FUNCTION, files=ported_defs)
     return through
 
 
@@ -239,23 +256,23 @@ def _classify(r: Record, idx: _Index) -> Operator:
 _KERNEL_FILES = (".cu", ".cpp")
 
 
-def _through_generic(r: Record, idx: _Index, kind: str, what: str) -> Operator:
+def _through_generic(r: Record, idx: _Index, kind: OpKind, what: str) -> Operator:
     """A kernel defined outside the ported set: follow its body to stubs and ported functions."""
     kernel = r.kernel
     generic = [(p, d) for p, d in _definitions(idx, kernel) if p not in idx.ported]
     vendor = [p for p, _ in generic if idx.folders.vendor_reason(p)]
     if vendor:
-        return _op(r, "not-portable", reason=f"{what} is defined in {vendor[0]}: {idx.folders.vendor_reason(vendor[0])}, "
+        return _op(r, OpKind.NOT_PORTABLE, reason=f"{what} is defined in {vendor[0]}: {idx.folders.vendor_reason(vendor[0])}, "
                                               "which is not ported")
     if not generic:
-        return _op(r, "unresolved", reason=_missing(kernel, what))
+        return _op(r, OpKind.UNRESOLVED, reason=_missing(kernel, what))
     stubs, files = _reach(idx, [d for _, d in generic])
     where = generic[0][0]
     if stubs:
         return _op(r, kind, stubs, [f for s in stubs for f in idx.registered[s]])
     if files:
-        return _op(r, "structured" if kind == "structured" else "cuda-function", files=files)
-    return _op(r, "unresolved", reason=f"{what} in {where} reaches no DispatchStub registered in a ported file "
+        return _op(r, OpKind.STRUCTURED if kind == OpKind.STRUCTURED else OpKind.CUDA_FUNCTION, files=files)
+    return _op(r, OpKind.UNRESOLVED, reason=f"{what} in {where} reaches no DispatchStub registered in a ported file "
                                        "and no ported function")
 
 
@@ -308,6 +325,6 @@ def _vendor_check(r: Record, idx: _Index, kernel: str) -> Operator | None:
         for name in sorted(d.names):
             lib = next((lib for prefix, lib in VENDOR_NAMES.items() if name.startswith(prefix)), None)
             if lib:
-                return _op(r, "not-portable", files=[path],
+                return _op(r, OpKind.NOT_PORTABLE, files=[path],
                            reason=f"{kernel} in {path}:{d.line} calls {name} ({lib}: no MUSA counterpart)")
     return None

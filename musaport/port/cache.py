@@ -26,7 +26,7 @@ from typing import Any
 from musaport import __version__, jsoncache
 from musaport.cpp.structure import Structure
 from musaport.outdir import CACHE_INDEX, CACHE_RESULTS, COMMIT_MARKER, write_atomic
-from musaport.port.file import FileResult, Task, failed
+from musaport.port.file import FileResult, FileStatus, Task, failed
 from musaport.port.layout import Found, Skipped
 from musaport.rewrite.apply import Finding
 
@@ -167,7 +167,7 @@ def _decode(r: dict) -> FileResult:
     return FileResult(
         src=r["src"],
         out=r["out"],
-        status=r["status"],
+        status=FileStatus(r["status"]),
         src_hash=r["src_hash"],
         out_hash=r["out_hash"],
         fired=dict(r["fired"]),

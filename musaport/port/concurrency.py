@@ -9,6 +9,10 @@ Small batches run in-process: a pool costs more than it saves there.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import threading
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,11 +22,17 @@ from musaport.children import die_with_parent
 from musaport.cpp.parser import decode, encode
 from musaport.port.cmake_headers import render
 from musaport.port.file import FileResult, Observer, Task, copy_bytes, failed, port_bytes
+from musaport.rewrite.apply import RuleTimeout
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.tokens import Tokens, lex_many
 
 _MIN_PER_WORKER = 24
 _BATCH = 64
+# The CPU time one file may take to port.  PyTorch's slowest file takes well under a second; a
+# user's pattern that backtracks catastrophically (``(a+)+$``) would take forever, so the file fails,
+# naming the rule, and the run goes on to fail as a whole (exit 1, the output left as it was).
+FILE_SECONDS_ENV = "MUSAPORT_FILE_SECONDS"
+FILE_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -93,10 +103,49 @@ def _lex(datas: list[bytes]) -> list[Tokens | None]:
 
 def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
     assert _CONTEXT is not None
+    seconds = _file_seconds()
     try:
-        return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens, _CONTEXT.observe)
+        with _time_bound(seconds):
+            return port_bytes(data, task.src, task.out, _CONTEXT.rules, _CONTEXT.vocabulary, tokens,
+                              _CONTEXT.observe)
+    except RuleTimeout as exc:
+        return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port: {exc}")
+    except TimeoutError:
+        return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port (not in a rule)")
     except Exception as exc:  # a per-file outcome, not a crash of the run
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
+
+
+def _file_seconds() -> float:
+    try:
+        return max(0.1, float(os.environ.get(FILE_SECONDS_ENV, FILE_SECONDS)))
+    except ValueError:
+        return FILE_SECONDS
+
+
+def _expired(_signum, _frame) -> None:
+    raise TimeoutError
+
+
+@contextmanager
+def _time_bound(seconds: float):
+    """Raise TimeoutError in this block once it has used ``seconds`` of CPU time.
+
+    A profiling timer (SIGPROF) counts this process's CPU time, so a loaded
+    machine does not fail a slow-but-sound file; the regex engine checks for
+    signals while it backtracks, so the handler interrupts even one match.
+    Two system calls per file; off the main thread (no signals) nothing is bounded.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGPROF, _expired)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def port_all(

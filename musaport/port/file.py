@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, Callable
 
@@ -79,13 +80,25 @@ class Task:
     values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
 
 
+class FileStatus(str, Enum):
+    """What happened to one file; the value is what reports and the cache say."""
+
+    PORTED = "ported"
+    UNCHANGED = "unchanged"
+    COPIED = "copied"
+    FAILED = "failed"
+
+    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
+    __format__ = str.__format__
+
+
 @dataclass(frozen=True)
 class FileResult:
     """What happened to one file.  ``data`` is the output (not cached)."""
 
     src: str
     out: str
-    status: str  # ported | unchanged | copied | failed
+    status: FileStatus
     src_hash: str
     out_hash: str = ""
     fired: dict[str, int] = field(default_factory=dict)
@@ -118,7 +131,7 @@ def port_bytes(
     warnings = _encoding_warnings(data)
     text = decode(data)
     if text.startswith(PROVENANCE):
-        return FileResult(src, out, "copied", digest, digest, warnings=warnings, data=data)
+        return FileResult(src, out, FileStatus.COPIED, digest, digest, warnings=warnings, data=data)
     parsed = parse(data, tokens)
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
     facts = structure(parsed, code)
@@ -126,10 +139,10 @@ def port_bytes(
     result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
     unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(CODE_ONLY))
     if result.text == text:
-        return FileResult(src, out, "unchanged", digest, digest, {}, result.findings, unmapped, warnings, facts, data,
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts, data,
                           observed=observed)
     new = encode(provenance(src, digest, text) + result.text)
-    return FileResult(src, out, "ported", digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
+    return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
                       observed=observed)
 
 
@@ -149,7 +162,7 @@ def provenance(src: str, digest: str, text: str) -> str:
 def copy_bytes(data: bytes, src: str, out: str) -> FileResult:
     """A hand-written MUSA file: copied byte for byte, never re-ported."""
     digest = sha256(data)
-    return FileResult(src, out, "copied", digest, digest, data=data)
+    return FileResult(src, out, FileStatus.COPIED, digest, digest, data=data)
 
 
 def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None = None) -> tuple[tuple[str, int], ...]:
@@ -196,5 +209,5 @@ def _encoding_warnings(data: bytes) -> tuple[str, ...]:
 
 def failed(src: str, out: str, reason: str) -> FileResult:
     """A file that could not be ported at all."""
-    return FileResult(src, out, "failed", "", warnings=(reason,))
+    return FileResult(src, out, FileStatus.FAILED, "", warnings=(reason,))
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from musaport.rewrite.transforms import rename_dirs, rename_path
-from musaport.yamlload import Fields, load_yaml
+from musaport.yamlload import Fields, load_yaml, read_config
 from musaport.errors import LoadError
 
 # Sources over this size are skipped with a warning: porting holds a file's
@@ -37,6 +37,9 @@ class Folder:
     recursive: bool
     files: tuple[str, ...]
     where: str
+    # A folder some trees the layout serves lack (a later release's, or one the bundled mini tree
+    # leaves out): missing, it selects nothing.  Any other missing folder is an error (a typo).
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,15 +120,16 @@ def load_layout(path: Path) -> Layout:
     """Parse a layout file; errors name the file and line."""
     raw = load_yaml(path)
     f = Fields(raw, f"{path}:1", "layout")
-    folders = tuple(_folder(entry, path) for entry in f.pop("folders", kind=list))
+    optional = f.pop("optional", False, kind=bool)  # the default of each folder's 'optional'
+    folders = tuple(_folder(entry, path, optional) for entry in f.pop("folders", kind=list))
     layout = Layout(
         name=f.pop("layout", kind=str),
-        markers=tuple(f.pop("markers", [], kind=list)),
-        copy_only=tuple(f.pop("copy_only", [], kind=list)),
-        suffixes=tuple(f.pop("suffixes", kind=list)),
-        exclude=tuple(f.pop("exclude", [], kind=list)),
+        markers=tuple(f.pop("markers", [], kind=list, items=str)),
+        copy_only=tuple(f.pop("copy_only", [], kind=list, items=str)),
+        suffixes=tuple(f.pop("suffixes", kind=list, items=str)),
+        exclude=tuple(f.pop("exclude", [], kind=list, items=str)),
         folders=folders,
-        digest=hashlib.sha256(path.read_bytes()).hexdigest(),
+        digest=hashlib.sha256(read_config(path)).hexdigest(),
         source=str(path),
         operators=_operator_folders(f.pop("operators", {}, kind=dict), path),
         configured=tuple(_configured(c, path) for c in f.pop("configured", [], kind=list)),
@@ -135,14 +139,15 @@ def load_layout(path: Path) -> Layout:
     return layout
 
 
-def _folder(entry: object, path: Path) -> Folder:
+def _folder(entry: object, path: Path, optional: bool = False) -> Folder:
     line = entry.get("__line__", 0) if isinstance(entry, dict) else 0
     f = Fields(entry, f"{path}:{line}", "folder")
     folder = Folder(
         path=inside_path(f.pop("path", kind=str), f"{path}:{line}"),
         recursive=f.pop("recursive", True, kind=bool),
-        files=tuple(f.pop("files", ["*"], kind=list)),
+        files=tuple(f.pop("files", ["*"], kind=list, items=str)),
         where=f"{path}:{line}",
+        optional=f.pop("optional", optional, kind=bool),
     )
     f.done()
     return folder
@@ -150,7 +155,7 @@ def _folder(entry: object, path: Path) -> Folder:
 
 def _operator_folders(entry: dict, path: Path) -> OperatorFolders:
     f = Fields(entry, f"{path}:{entry.get('__line__', 0)}", "operators")
-    generic = tuple(inside_path(str(g), f.where) for g in f.pop("generic", [], kind=list))
+    generic = tuple(inside_path(g, f.where) for g in f.pop("generic", [], kind=list, items=str))
     vendor = tuple(_vendor(v, path) for v in f.pop("vendor", [], kind=list))
     f.done()
     return OperatorFolders(generic + tuple(p for p, _ in vendor), vendor)
@@ -173,6 +178,10 @@ def _configured(entry: object, path: Path) -> Configured:
     f.done()
     if not template.endswith(".in"):
         raise LoadError(f"{path}:{line}: a configured header's template ends in .in ({template})")
+    for key, value in values.items():
+        if key != "__line__" and (isinstance(value, (dict, list)) or value is None):
+            raise LoadError(f"{path}:{line}: value of {key!r} must be a number, a string or true/false "
+                            f"(a CMake value), not {type(value).__name__}")
     pairs = tuple(sorted((str(k), _cmake_value(v)) for k, v in values.items() if k != "__line__"))
     return Configured(template, pairs, why, f"{path}:{line}")
 
@@ -244,10 +253,14 @@ def check_tree(layout: Layout, root: Path) -> None:
     missing = [m for m in layout.markers if not (root / m).exists()]
     if missing:
         raise LoadError(f"{root}: not a PyTorch source tree (missing {', '.join(missing)})")
+    for folder in layout.folders:
+        if not folder.optional and not (root / folder.path).is_dir():
+            raise LoadError(f"{folder.where}: layout folder {folder.path!r} is not a folder in {root} (a typo? "
+                            "a folder only some trees have takes 'optional: true')")
 
 
 def check_out(layout: Layout, root: Path, out: Path) -> None:
-    """Refuse an output folder that would land inside the ported sources."""
+    """Refuse an output folder that would land inside the ported sources (or, for a PyTorch tree, anywhere in it)."""
     out_r, root_r = out.resolve(), root.resolve()
     if out_r == root_r or root_r.is_relative_to(out_r):
         raise LoadError(f"{out}: --out must not be the source tree or contain it")
@@ -255,6 +268,11 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
         ported = (root_r / folder.path).resolve()
         if out_r == ported or out_r.is_relative_to(ported):
             raise LoadError(f"{out}: --out is inside the ported source folder {folder.path} ({folder.where})")
+    # An extension project builds inside itself (``build/``, skipped by its discovery); a PyTorch
+    # tree is never written: an --out anywhere in it (``--out pytorch/aten``) is refused.
+    if layout.selected is None and out_r.is_relative_to(root_r):
+        raise LoadError(f"{out}: --out is inside the source tree {root}, which a run never writes; "
+                        "give a folder outside it")
 
 
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
@@ -370,11 +388,16 @@ def _classify(match: _Matchers, root_r: Path, root: Path, rel: str,
     if not name.endswith(match.suffixes):
         return Skipped(rel, "not a source file")
     if entry.is_symlink():
-        target = (root / rel).resolve()
+        try:
+            target = (root / rel).resolve()
+        except (RuntimeError, OSError):  # RuntimeError: Python before 3.13 on a loop
+            return Skipped(rel, "symlink loop (not followed)", warn=True)
         if not target.is_relative_to(root_r):
             return Skipped(rel, f"symlink to {target} outside the source tree (not followed)", warn=True)
         if not target.is_file():
             return Skipped(rel, "symlink to something that is not a file", warn=True)
+    elif not entry.is_file(follow_symlinks=False):
+        return Skipped(rel, "not a regular file (a FIFO, socket or device; reading it could block)", warn=True)
     copy = match.copy_only(name)
     out = rename_dirs(rel) if copy else rename_path(rel)
     if not _safe_rel(out):

@@ -15,7 +15,7 @@ from typing import Any
 
 from musaport import __version__
 from musaport.errors import EXIT_FAILED, EXIT_OK
-from musaport.port.file import FileResult, family
+from musaport.port.file import FileResult, FileStatus, family
 from musaport.port.layout import Skipped, printable
 from musaport.resources import render_template
 
@@ -61,7 +61,7 @@ class Report:
 
     @property
     def failed(self) -> list[FileResult]:
-        return [r for r in self.results if r.status == "failed"]
+        return [r for r in self.results if r.status == FileStatus.FAILED]
 
     @property
     def return_code(self) -> int:
@@ -71,7 +71,7 @@ class Report:
 
     def counts(self) -> dict[str, int]:
         c = Counter(r.status for r in self.results)
-        return {s: c.get(s, 0) for s in ("ported", "unchanged", "copied", "failed")} | {
+        return {s.value: c.get(s, 0) for s in FileStatus} | {
             "skipped": len(self.skipped),
             "total": len(self.results),
         }

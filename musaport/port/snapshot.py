@@ -16,6 +16,7 @@ configuration as a first run does.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict
 
 from musaport import __version__
@@ -26,13 +27,15 @@ from musaport.port.config import Config, Options
 from musaport.port.layout import Configured, Folder, Layout, OperatorFolders
 
 SNAPSHOT_NAME = CONFIG_SNAPSHOT  # JSON, not pickle: a shared build folder must not run code
-FORMAT = 2  # 2: stamps carry the racy guard
+FORMAT = 3  # 2: stamps carry the racy guard; 3: layout folders carry 'optional'
 
 
 def save(opts: Options, config: Config) -> None:
     """Record ``config``'s key and layout for the next warm run of ``opts`` (atomically)."""
     if config.layout.selected is not None:  # a selection made by code (run --src) is not a file's
         return
+    if any(os.path.exists(p) and not os.path.isfile(p) for p in (str(opts.layout), *map(str, opts.packs))):
+        return  # a FIFO or <(...): its stat says nothing about what the next run will read from it
     data = {"format": FORMAT, "version": __version__, "request": request(opts),
             "files": _stats(_inputs(opts, config)), "key": config.key, "layout": asdict(config.layout)}
     write_atomic(OutDir(opts.out).state_file(SNAPSHOT_NAME), json.dumps(data).encode())
@@ -70,7 +73,8 @@ def _layout(d: dict) -> Layout:
     ops = d["operators"]
     return Layout(
         name=d["name"], markers=tuple(d["markers"]), copy_only=tuple(d["copy_only"]), suffixes=tuple(d["suffixes"]),
-        exclude=tuple(d["exclude"]), folders=tuple(Folder(f["path"], f["recursive"], tuple(f["files"]), f["where"])
+        exclude=tuple(d["exclude"]), folders=tuple(Folder(f["path"], f["recursive"], tuple(f["files"]), f["where"],
+                                                           f["optional"])
                                                     for f in d["folders"]),
         digest=d["digest"], source=d["source"],
         operators=OperatorFolders(tuple(ops["generic"]), tuple(tuple(v) for v in ops["vendor"])),

@@ -19,6 +19,15 @@ from musaport.cpp.text import LineIndex
 from musaport.rewrite.rules import Rule
 
 
+class RuleTimeout(Exception):
+    """A rule ran past the caller's time bound (a ``TimeoutError`` raised while it matched); names it."""
+
+    def __init__(self, rule: Rule) -> None:
+        super().__init__(f"rule '{rule.id}' ({rule.where}) was still matching when the time bound ran out: "
+                         "a pattern that backtracks catastrophically (like (a+)+$)?")
+        self.rule = rule
+
+
 @dataclass(frozen=True)
 class Finding:
     """Something a rule reports at a line: a flag, or a lossy rewrite."""
@@ -113,13 +122,16 @@ def rewrite(
     for rule in rules:
         if not rule.applies_to(path) or (rule.needles and not state.has_any(rule.needles)):
             continue
-        edits = _find(rule, state, findings)
+        try:
+            edits = _find(rule, state, findings)
+        except TimeoutError:  # the caller's time bound (port.concurrency): say which rule
+            raise RuleTimeout(rule) from None
         if edits:
             fired[rule.id] += len(edits)
             if trace:
                 steps.append((rule.id, tuple(edits)))
             _apply(state, edits)
-        elif rule.kind == "flag" and any(f.rule == rule.id for f in findings):
+        elif rule.unit.reports and any(f.rule == rule.id for f in findings):
             fired[rule.id] += sum(1 for f in findings if f.rule == rule.id)
     return Rewritten(state.text, tuple(state.spans), dict(sorted(fired.items())), tuple(findings), state.views,
                      tuple(steps))
@@ -128,7 +140,7 @@ def rewrite(
 def _find(rule: Rule, state: _State, findings: list[Finding]) -> list[tuple[int, int, str]]:
     """Matches of one rule as edits (start, end, new text); flags go to findings."""
     view = state.view(rule.contexts)
-    replace = rule.replacement() if rule.kind != "flag" else None
+    replace = rule.replacement()
     edits: list[tuple[int, int, str]] = []
     for m in matches(rule, view, _windows(rule, state)):
         matched = m.group(0)
@@ -159,12 +171,13 @@ def matches(rule: Rule, view: str, windows: list[tuple[int, int]]) -> Iterator[r
     With a scan regex (the pattern minus leading assertions) candidates are
     found fast and confirmed with the full pattern at the same position.
     """
+    identifiers = rule.unit.scans_identifiers(rule)
     for start, end in windows:
         if rule.words is not None:
             yield from _words(rule.words, view, start, end)
             continue
-        if rule.kind == "names" and rule.scan is not None and rule.pattern.endswith("\\w*"):
-            yield from _identifiers(rule.scan, view, start, end)
+        if identifiers:
+            yield from _identifiers(rule.scan, view, start, end)  # type: ignore[arg-type]
             continue
         if rule.scan is None:
             yield from rule.regex.finditer(view, start, end)

@@ -20,7 +20,7 @@ def explain_id(rule_id: str, ruleset: RuleSet, makers: Iterable[str]) -> str | N
 def explain_rule(rule: Rule) -> str:
     """A ruff-style explanation: what it does, why, where declared, examples."""
     lines = [f"{rule.id} ({rule.pack} pack, {rule.kind} rule)", "", f"Why: {rule.why}", ""]
-    lines += _what(rule)
+    lines += rule.unit.describe(rule)
     lines += [f"Touches: {', '.join(sorted(rule.contexts))}"]
     if rule.files:
         lines.append(f"Only in files matching: {', '.join(rule.files)}")
@@ -36,16 +36,3 @@ def explain_rule(rule: Rule) -> str:
         if ex.before != ex.after:
             lines.append(f"  + {ex.after}")
     return "\n".join(lines)
-
-
-def _what(rule: Rule) -> list[str]:
-    if rule.kind == "names":
-        keys = rule.keys()
-        sample = ", ".join(f"{k} → {rule.lookup(k)}" for k in keys[:6])
-        more = f" (and {len(keys) - 6} more)" if len(keys) > 6 else ""
-        via = f", the vocabulary by transform '{rule.transform}'" if rule.vocabulary else ""
-        return [f"Renames {len(keys)} identifiers{via}: {sample}{more}"]
-    if rule.kind == "flag":
-        return [f"Reports (does not rewrite): {rule.message}", f"Pattern: {rule.pattern}"]
-    target = f"transform {rule.transform}" if rule.transform else repr(rule.replace)
-    return [f"Pattern: {rule.pattern}", f"Replacement: {target}"]

@@ -49,7 +49,7 @@ class Rule:
 
     id: str
     why: str
-    kind: str  # "regex" | "names" | "flag"
+    kind: str  # the name of a unit in KINDS: "regex" | "names" | "flag"
     pack: str
     where: str  # file:line of the declaration
     pattern: str = ""
@@ -78,6 +78,11 @@ class Rule:
     words: frozenset[bytes] | None = field(default=None, compare=False, repr=False)
     compiled: bool = field(default=False, compare=False, repr=False)
 
+    @property
+    def unit(self) -> "Kind":
+        """What this rule's kind means: how it is checked, applies and is explained (see KINDS)."""
+        return KINDS[self.kind]
+
     def applies_to(self, path: str) -> bool:
         """True when the rule's file globs (if any) match ``path``, and ``path`` is not a file ported in
         place (its port keeps its path) if the rule keeps out of those."""
@@ -98,15 +103,10 @@ class Rule:
         """Every identifier a names rule knows."""
         return sorted(set(self.vocabulary) | {k for k, _ in self.names})
 
-    def replacement(self) -> Callable[[re.Match[str]], str | None]:
-        """A function from a match to its new text (None: leave the match alone)."""
-        if self.kind == "names":
-            return lambda m: self.lookup(m.group(0))
-        if self.transform:
-            fn = TRANSFORMS[self.transform]
-            return lambda m: fn(m.group(0))
-        template = self.replace or ""
-        return lambda m: m.expand(template)
+    def replacement(self) -> Callable[[re.Match[str]], str | None] | None:
+        """A function from a match to its new text (None from it: leave the match alone); None for a
+        rule that reports its matches instead."""
+        return self.unit.replacement(self)
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,8 @@ class RuleSet:
         """What the names rules that apply to ``path`` make of the identifier ``name`` (first match wins,
         as in a rewrite): generated code that calls into the port uses the port's spelling."""
         for rule in self.rules:
-            if rule.kind == "names" and rule.applies_to(path):
-                new = dict(rule.names).get(name) or (rule.lookup(name) if rule.vocabulary else None)
+            if rule.applies_to(path):
+                new = rule.unit.identifier(rule, name)
                 if new is not None:
                     return new
         return name
@@ -215,22 +215,22 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
     names, vocabulary, vocab_transform, vocab_file = _names(f, path, digest)
     pattern = f.pop("pattern", "", kind=str)
     message = f.pop("flag", "", kind=str)
-    kind = "names" if names or vocabulary else "flag" if message else "regex"
+    kind = next(k for k in KINDS.values() if k.declared(names, vocabulary, message))
     rule = Rule(
         id=rule_id,
         why=f.pop("why", kind=str),
-        kind=kind,
+        kind=kind.name,
         pack=pack,
         where=f"{path}:{line}",
-        pattern=pattern or (_names_pattern(names, vocabulary) if kind == "names" else ""),
+        pattern=kind.pattern(pattern, names, vocabulary),
         replace=f.pop("replace", None, kind=str),
-        transform=vocab_transform if kind == "names" else f.pop("transform", None, kind=str),
+        transform=kind.transform(f, vocab_transform),
         names=names,
         vocabulary=vocabulary,
         vocabulary_file=vocab_file,
         message=message,
         contexts=_contexts(f),
-        files=tuple(f.pop("files", [], kind=list)),
+        files=tuple(f.pop("files", [], kind=list, items=str)),
         keep_if=f.pop("keep_if", None, kind=str),
         tree_has=_tree_has(f),
         lossy=f.pop("lossy", False, kind=bool),
@@ -313,7 +313,7 @@ def _tree_has(f: Fields) -> tuple[str, str] | None:
 
 
 def _contexts(f: Fields) -> frozenset[str]:
-    raw = f.pop("contexts", None, kind=list)
+    raw = f.pop("contexts", None, kind=list, items=str)
     if raw is None:
         return DEFAULT_CONTEXTS
     unknown = [c for c in raw if c not in CONTEXTS]
@@ -343,27 +343,14 @@ def _checked(rule: Rule, where: str) -> Rule:
     """Reject rules that cannot work, naming the declaration."""
     if not rule.why.strip():
         raise LoadError(f"{where}: 'why' must say why the rule exists")
-    if rule.kind == "regex" and not rule.pattern:
-        raise LoadError(f"{where}: needs 'pattern', 'names', 'vocabulary' or 'flag'")
-    if rule.kind == "regex" and (rule.replace is None) == (rule.transform is None):
-        raise LoadError(f"{where}: needs exactly one of 'replace' or 'transform'")
-    if rule.transform and rule.transform not in TRANSFORMS:
-        raise LoadError(f"{where}: unknown transform '{rule.transform}' (known: {', '.join(TRANSFORMS)})")
-    if rule.kind == "flag" and not rule.pattern:
-        raise LoadError(f"{where}: a flag needs a 'pattern'")
-    if rule.kind != "regex" and rule.replace is not None:
-        raise LoadError(f"{where}: 'replace' cannot go with '{_KIND_KEYS[rule.kind]}', which decides the new "
-                        "text (or, for a flag, changes nothing); remove one")
-    if rule.kind == "flag" and rule.transform:
-        raise LoadError(f"{where}: 'transform' cannot go with 'flag': a flag changes nothing; remove one")
-    if rule.kind != "names" and rule.contexts != frozenset(CONTEXTS) and _matches_empty(rule.pattern):
+    if rule.kind not in KINDS:
+        raise LoadError(f"{where}: unknown kind '{rule.kind}' (known: {', '.join(KINDS)})")
+    rule.unit.check(rule, where)
+    if rule.unit.declares_pattern and rule.contexts != frozenset(CONTEXTS) and _matches_empty(rule.pattern):
         raise LoadError(f"{where}: pattern {rule.pattern!r} can match empty text, which has no context of its "
                         "own, so the rule would act inside comments and strings too; make it match at least one "
                         "character (a deliberate insertion, like a prelude at \\A, must list every context)")
     return rule
-
-
-_KIND_KEYS = {"names": "names'/'vocabulary", "flag": "flag"}
 
 
 def _matches_empty(pattern: str) -> bool:
@@ -390,8 +377,8 @@ def _compiled(rule: Rule) -> Rule:
     except (re.error, IndexError) as exc:
         raise LoadError(f"{rule.where}: rule '{rule.id}': invalid regex: {exc}") from None
     scan = _scan_regex(rule.pattern)
-    return replace(rule, regex=regex, keep=keep, needles=_needles(rule), table=dict(rule.names),
-                   scan=scan, words=_word_keys(rule, scan), compiled=True)
+    return replace(rule, regex=regex, keep=keep, needles=rule.unit.needles(rule), table=dict(rule.names),
+                   scan=scan, words=rule.unit.word_keys(rule, scan), compiled=True)
 
 
 # A names rule's scan whose every match, at a word start, runs to the end of that word: a head of
@@ -407,7 +394,7 @@ def _word_keys(rule: Rule, scan: re.Pattern[str] | None) -> frozenset[bytes] | N
     scan matches whole; a key that is not ASCII, or is not a word, turns the
     shortcut off rather than risk a different answer.
     """
-    if rule.kind != "names" or scan is None or not rule.pattern.endswith("\\w*"):
+    if scan is None or not rule.pattern.endswith("\\w*"):
         return None
     if not _WORD_SCAN.fullmatch(scan.pattern):
         return None
@@ -442,14 +429,179 @@ def _scan_regex(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
-def _needles(rule: Rule) -> tuple[str, ...]:
-    """Literal strings one of which must occur for the rule to match at all.
+def _name_needles(rule: Rule) -> tuple[str, ...]:
+    """Literal strings one of which must occur for a names rule to match at all: its keys, or their
+    prefixes (a cheap ``in`` test then skips most rules for most files)."""
+    keys = rule.keys()
+    if len(keys) <= _SMALL_TABLE and not rule.pattern.endswith("\\w*"):
+        return tuple(keys)
+    return tuple(sorted({_prefix(k) for k in keys}))
 
-    A cheap ``in`` test then skips most rules for most files.
-    """
-    if rule.kind == "names":
+
+# Rule kinds.  A rule's kind is one unit: which declaration makes a rule of it, how such a rule is
+# checked at load, what a match becomes, how ``rules explain`` describes it and what its examples
+# must show.  Adding a kind is one more class here and its entry in KINDS.
+
+
+class Kind:
+    """What every kind shares; each kind overrides what makes it different."""
+
+    name = ""
+    keys = ""  # the declaration key(s) that make a rule this kind, as error messages name them
+    declares_pattern = True  # False: the pattern is made from the rule's names and never matches empty text
+    reports = False  # True: a match is a finding in the report, never an edit
+
+    def declared(self, names: tuple[tuple[str, str], ...], vocabulary: frozenset[str], message: str) -> bool:
+        """Whether a pack entry with these keys is a rule of this kind (KINDS are asked in order)."""
+        return True
+
+    def pattern(self, pattern: str, names: tuple[tuple[str, str], ...], vocabulary: frozenset[str]) -> str:
+        """The regex the rule matches with, from the entry's ``pattern``."""
+        return pattern
+
+    def transform(self, f: Fields, vocab_transform: str | None) -> str | None:
+        """The entry's named transform."""
+        return f.pop("transform", None, kind=str)
+
+    def check(self, rule: Rule, where: str) -> None:
+        """Raise a LoadError when the rule cannot work as this kind."""
+        _known_transform(rule, where)
+
+    def replacement(self, rule: Rule) -> Callable[[re.Match[str]], str | None] | None:
+        """A function from a match to its new text (None from it: leave the match alone); None: report."""
+        return None
+
+    def identifier(self, rule: Rule, name: str) -> str | None:
+        """The rule's new spelling of the identifier ``name`` (None: not one it renames)."""
+        return None
+
+    def needles(self, rule: Rule) -> tuple[str, ...]:
+        """Literal strings one of which must occur for the rule to match at all.
+
+        A cheap ``in`` test then skips most rules for most files.
+        """
+        return needles(rule.pattern)
+
+    def word_keys(self, rule: Rule, scan: re.Pattern[str] | None) -> frozenset[bytes] | None:
+        """The words the rule matches, for the word-set search (None: search by regex)."""
+        return None
+
+    def scans_identifiers(self, rule: Rule) -> bool:
+        """True when the rule's scan regex finds identifier candidates to look up (see rewrite.apply)."""
+        return False
+
+    def describe(self, rule: Rule) -> list[str]:
+        """What ``rules explain`` says the rule does."""
+        target = f"transform {rule.transform}" if rule.transform else repr(rule.replace)
+        return [f"Pattern: {rule.pattern}", f"Replacement: {target}"]
+
+    def example_problem(self, rule: Rule, ex: Example, flagged: set[str], fired: dict[str, int]) -> str:
+        """What is wrong with an example whose text came out right ('' when it holds)."""
+        if ex.before != ex.after and rule.id not in fired:
+            return "other rules produce 'after'; this rule does not fire on 'before'"
+        return ""
+
+
+class RegexKind(Kind):
+    """A ``pattern`` whose matches become ``replace`` (a template) or a named ``transform`` of them."""
+
+    name = "regex"
+
+    def check(self, rule: Rule, where: str) -> None:
+        if not rule.pattern:
+            raise LoadError(f"{where}: needs 'pattern', 'names', 'vocabulary' or 'flag'")
+        if (rule.replace is None) == (rule.transform is None):
+            raise LoadError(f"{where}: needs exactly one of 'replace' or 'transform'")
+        _known_transform(rule, where)
+
+    def replacement(self, rule: Rule) -> Callable[[re.Match[str]], str | None]:
+        if rule.transform:
+            fn = TRANSFORMS[rule.transform]
+            return lambda m: fn(m.group(0))
+        template = rule.replace or ""
+        return lambda m: m.expand(template)
+
+
+class NamesKind(Kind):
+    """Identifiers renamed by a ``names`` map and/or a ``vocabulary`` renamed by its ``transform``."""
+
+    name = "names"
+    keys = "names'/'vocabulary"
+    declares_pattern = False
+
+    def declared(self, names: tuple[tuple[str, str], ...], vocabulary: frozenset[str], message: str) -> bool:
+        return bool(names or vocabulary)
+
+    def pattern(self, pattern: str, names: tuple[tuple[str, str], ...], vocabulary: frozenset[str]) -> str:
+        return pattern or _names_pattern(names, vocabulary)
+
+    def transform(self, f: Fields, vocab_transform: str | None) -> str | None:
+        return vocab_transform  # read with the vocabulary
+
+    def check(self, rule: Rule, where: str) -> None:
+        _known_transform(rule, where)
+        _no_replace(rule, where, self.keys)
+
+    def replacement(self, rule: Rule) -> Callable[[re.Match[str]], str | None]:
+        return lambda m: rule.lookup(m.group(0))
+
+    def identifier(self, rule: Rule, name: str) -> str | None:
+        return dict(rule.names).get(name) or (rule.lookup(name) if rule.vocabulary else None)
+
+    def needles(self, rule: Rule) -> tuple[str, ...]:
+        return _name_needles(rule)
+
+    def word_keys(self, rule: Rule, scan: re.Pattern[str] | None) -> frozenset[bytes] | None:
+        return _word_keys(rule, scan)
+
+    def scans_identifiers(self, rule: Rule) -> bool:
+        return rule.scan is not None and rule.pattern.endswith("\\w*")
+
+    def describe(self, rule: Rule) -> list[str]:
         keys = rule.keys()
-        if len(keys) <= _SMALL_TABLE and not rule.pattern.endswith("\\w*"):
-            return tuple(keys)
-        return tuple(sorted({_prefix(k) for k in keys}))
-    return needles(rule.pattern)
+        sample = ", ".join(f"{k} → {rule.lookup(k)}" for k in keys[:6])
+        more = f" (and {len(keys) - 6} more)" if len(keys) > 6 else ""
+        via = f", the vocabulary by transform '{rule.transform}'" if rule.vocabulary else ""
+        return [f"Renames {len(keys)} identifiers{via}: {sample}{more}"]
+
+
+class FlagKind(Kind):
+    """A ``pattern`` whose matches are reported with the ``flag`` message and never rewritten."""
+
+    name = "flag"
+    keys = "flag"
+    reports = True
+
+    def declared(self, names: tuple[tuple[str, str], ...], vocabulary: frozenset[str], message: str) -> bool:
+        return bool(message)
+
+    def check(self, rule: Rule, where: str) -> None:
+        _known_transform(rule, where)
+        if not rule.pattern:
+            raise LoadError(f"{where}: a flag needs a 'pattern'")
+        _no_replace(rule, where, self.keys)
+        if rule.transform:
+            raise LoadError(f"{where}: 'transform' cannot go with 'flag': a flag changes nothing; remove one")
+
+    def describe(self, rule: Rule) -> list[str]:
+        return [f"Reports (does not rewrite): {rule.message}", f"Pattern: {rule.pattern}"]
+
+    def example_problem(self, rule: Rule, ex: Example, flagged: set[str], fired: dict[str, int]) -> str:
+        if (rule.id in flagged) != ex.flagged:
+            return f"expected flagged={ex.flagged}, got flagged={not ex.flagged}"
+        return ""
+
+
+# In the order a pack entry's kind is decided: names, then flag, else regex.
+KINDS: dict[str, Kind] = {k.name: k for k in (NamesKind(), FlagKind(), RegexKind())}
+
+
+def _known_transform(rule: Rule, where: str) -> None:
+    if rule.transform and rule.transform not in TRANSFORMS:
+        raise LoadError(f"{where}: unknown transform '{rule.transform}' (known: {', '.join(TRANSFORMS)})")
+
+
+def _no_replace(rule: Rule, where: str, keys: str) -> None:
+    if rule.replace is not None:
+        raise LoadError(f"{where}: 'replace' cannot go with '{keys}', which decides the new "
+                        "text (or, for a flag, changes nothing); remove one")

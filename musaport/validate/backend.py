@@ -29,8 +29,10 @@ import json
 import re
 import subprocess
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from functools import cached_property
 from pathlib import Path
 
@@ -64,13 +66,28 @@ MAX_ROUNDS = 8
 # The port's own registration files: the build registers its selection with a registration of its own.
 _REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
 _UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
-STATUSES = ("pass", "fail", "build-error", "skipped")
+
+
+class Status(str, Enum):
+    """The outcome of one sample (or one of its dtypes); the value is what the report says."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    BUILD_ERROR = "build-error"
+    SKIPPED = "skipped"
+    PENDING = "pending"  # not decided before the run: the driver runs the sample
+
+    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
+    __format__ = str.__format__
+
+
+STATUSES = (Status.PASS, Status.FAIL, Status.BUILD_ERROR, Status.SKIPPED)  # what a report can say
 
 
 @dataclass(frozen=True)
 class DtypeResult:
     dtype: str
-    status: str
+    status: Status
     max_error: float
     cases: int
     detail: str
@@ -81,7 +98,7 @@ class OpResult:
     """One sample: its status and why, and each dtype's figures."""
 
     op: str
-    status: str
+    status: Status
     reason: str = ""
     dtypes: tuple[DtypeResult, ...] = ()
 
@@ -116,7 +133,7 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
     results = [_result_without_run(s, plan, failed, missing, library) for s in chosen]
     driver = _driver(env, chosen, library) if library else None
     with ThreadPoolExecutor(max(1, jobs)) as pool:  # one process per sample, as many at once as --jobs
-        results = list(pool.map(lambda rs: rs[0] if rs[0].status != "pending" else run_sample(env, driver, rs[1]),
+        results = list(pool.map(lambda rs: rs[0] if rs[0].status != Status.PENDING else run_sample(env, driver, rs[1]),
                                 zip(results, chosen)))
     figures = {"seconds": round(time.monotonic() - started, 1), "objects": len(built),
                "compiled": sum(not b.reused for b in built), "reused": sum(b.reused for b in built),
@@ -159,6 +176,7 @@ class BuildEnv:
     libtorch: Libtorch
     jobs: int
     link_extra: tuple[str, ...] = ()  # more link flags (the Python device: -Bsymbolic-functions)
+    builder: object | None = None  # a CMakeBuilder (the Python device); None: g++ and the object cache
 
     @property
     def view(self) -> Path:
@@ -206,7 +224,10 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         generated = _generated_sources(env, plan, model, chosen, failed)
         sources = [env.view / rel for rel in sorted(plan.needs) if rel not in failed and _wanted(plan, rel, failed)]
         log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
-        built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
+        if env.builder is not None:
+            built = env.builder.compile(sources, generated)
+        else:
+            built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
         for b in built:  # an object compiled in an earlier round counts as compiled, not reused
             seen[b.source] = b if b.source not in seen or not b.reused else seen[b.source]
         broken = next((b for b in built if b.obj is None and b.source in generated), None)
@@ -216,7 +237,11 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         if newly:
             failed.update(newly)
             continue
-        library, refs = _link(env, [b.obj for b in built if b.obj is not None])
+        if env.builder is not None:
+            library, refs, last = env.builder.link([b.obj for b in built if b.obj is not None], env.state / LIBRARY)
+            refs = refs or ({} if library else {last: set()})
+        else:
+            library, refs = _link(env, [b.obj for b in built if b.obj is not None])
         if library is not None:
             return library, [], list(seen.values())
         missing = sorted(refs)
@@ -292,12 +317,35 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
     gen = env.state / "gen"
-    registration = gen / "RegisterMUSA_backend.cpp"
-    write_atomic(registration, registration_source(model, names, env.rules).encode())
+    registrations = []
+    shards = registration_shards(names)
+    for i, chunk in shards.items():
+        registrations.append(gen / (f"RegisterMUSA_backend_{i:02}.cpp" if len(shards) > 1 else "RegisterMUSA_backend.cpp"))
+        write_atomic(registrations[-1], registration_source(model, chunk, env.rules).encode())
+    for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
+        stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
-    return [registration, *adapters]
+    return [*registrations, *adapters]
+
+
+# A registration of more operators than this is split into SHARDS files (the whole port's is 48,000
+# lines): they compile in parallel, and an operator that leaves the build recompiles only its shard.
+SHARD_AT = 128
+SHARDS = 16
+
+
+def registration_shards(names: list[str]) -> dict[int, list[str]]:
+    """Shard number -> its operators: one shard, or (above SHARD_AT) up to SHARDS by a stable hash of each
+    name, so an operator stays in its shard whatever else is registered. Every shard is a complete
+    registration file: its wrappers and helpers are file-local, its dispatch-key API its own operators'."""
+    if len(names) <= SHARD_AT:
+        return {0: list(names)}
+    shards: dict[int, list[str]] = {}
+    for name in names:
+        shards.setdefault(zlib.crc32(name.encode()) % SHARDS, []).append(name)
+    return dict(sorted(shards.items()))
 
 
 def _blocked(plan: Plan, sample: str, failed: dict[str, str]) -> str:
@@ -320,7 +368,7 @@ def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, se
     return None, refs or {(done.stderr.strip().splitlines() or ["link failed"])[-1]: set()}
 
 
-_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(/\S+\.o): in function")
+_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(\S+\.o): in function")
 
 
 def undefined_references(stderr: str) -> dict[str, set[Path]]:
@@ -355,14 +403,14 @@ def _result_without_run(s: Sample, plan: Plan, failed: dict[str, str], missing: 
     """build-error when the sample cannot run; 'pending' when the driver should run it."""
     blocked = _blocked(plan, s.name, failed)
     if blocked:
-        return OpResult(s.name, "build-error", f"{blocked}: {failed[blocked]}")
+        return OpResult(s.name, Status.BUILD_ERROR, f"{blocked}: {failed[blocked]}")
     if s.name in plan.unlinked:
-        return OpResult(s.name, "build-error", f"link: no ported file defines {plan.unlinked[s.name]}")
+        return OpResult(s.name, Status.BUILD_ERROR, f"link: no ported file defines {plan.unlinked[s.name]}")
     if library is None:
-        return OpResult(s.name, "build-error", "link: undefined " + ", ".join(demangle(m) for m in missing[:3]))
+        return OpResult(s.name, Status.BUILD_ERROR, "link: undefined " + ", ".join(demangle(m) for m in missing[:3]))
     if not plan.registered.get(s.name) and s.register is None:
-        return OpResult(s.name, "skipped", "the operator model registers no overload of it")
-    return OpResult(s.name, "pending")
+        return OpResult(s.name, Status.SKIPPED, "the operator model registers no overload of it")
+    return OpResult(s.name, Status.PENDING)
 
 
 def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
@@ -387,19 +435,19 @@ def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
 def run_sample(env: BuildEnv, driver: Path | None, s: Sample, timeout: float = 300) -> OpResult:
     """Run one sample in its own process, so a crash costs only that sample."""
     if driver is None:
-        return OpResult(s.name, "build-error", "no driver")
+        return OpResult(s.name, Status.BUILD_ERROR, "no driver")
     try:
         done = children.run([str(driver), s.name], cwd=env.state, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return OpResult(s.name, "fail", f"timed out after {timeout:.0f} s")
+        return OpResult(s.name, Status.FAIL, f"timed out after {timeout:.0f} s")
     rows = parse_rows(done.stdout)
     if done.returncode != 0 or len(rows) != len(s.dtypes):
         last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return OpResult(s.name, "fail", f"the driver stopped: {last[:300]}", tuple(rows))
-    bad = next((r for r in rows if r.status != "pass"), None)
+        return OpResult(s.name, Status.FAIL, f"the driver stopped: {last[:300]}", tuple(rows))
+    bad = next((r for r in rows if r.status != Status.PASS), None)
     if bad:
-        return OpResult(s.name, "fail", f"{bad.dtype}: {bad.detail}", tuple(rows))
-    return OpResult(s.name, "pass", "", tuple(rows))
+        return OpResult(s.name, Status.FAIL, f"{bad.dtype}: {bad.detail}", tuple(rows))
+    return OpResult(s.name, Status.PASS, "", tuple(rows))
 
 
 def parse_rows(stdout: str) -> list[DtypeResult]:
@@ -408,7 +456,7 @@ def parse_rows(stdout: str) -> list[DtypeResult]:
     for line in stdout.splitlines():
         if line.startswith("{"):
             d = json.loads(line)
-            rows.append(DtypeResult(d["dtype"], d["status"], float(d["max_error"]), int(d["cases"]), d["detail"]))
+            rows.append(DtypeResult(d["dtype"], Status(d["status"]), float(d["max_error"]), int(d["cases"]), d["detail"]))
     return rows
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 from musaport import children
 from musaport.errors import LoadError, ToolError
@@ -49,7 +51,7 @@ def config_headers(tree: Path, dest: Path) -> Path:
     return dest
 
 
-def aten_ops_headers(tree: Path, cache: Path) -> Path:
+def aten_ops_headers(tree: Path, cache: Path, progress: Any = None) -> Path:
     """torchgen's per-operator headers for ``tree``, generated once per yaml digest.
 
     Returns the folder to put on the include path (it holds ``ATen/``).
@@ -64,7 +66,9 @@ def aten_ops_headers(tree: Path, cache: Path) -> Path:
     tmp = cache / f".aten-ops-{digest}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    done = children.run(_torchgen_gen(tree.resolve(), tmp.resolve() / "ATen"), cwd=tmp)
+    announce = progress.phase if progress is not None else lambda text: nullcontext()
+    with announce("generating the ATen/ops headers with the tree's torchgen (once per tree)"):
+        done = children.run(_torchgen_gen(tree.resolve(), tmp.resolve() / "ATen"), cwd=tmp)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise ToolError(f"{tree}: the tree's torchgen could not generate ATen/ops headers: {last}")

@@ -1,7 +1,7 @@
 """``musaport validate --compile``: does the ported code compile against the MUSA shim?
 
 Each selected translation unit of a ported tree is checked by clang in CUDA
-mode, twice: host-only (which still checks device code for calls into host
+mode (the ziglang wheel's by default, see ``toolchain``), twice: host-only (which still checks device code for calls into host
 functions) and device-only for ``sm_70`` so that ``#if __MUSA_ARCH__``
 branches are read too.  The include path puts the shim first, then the
 ported tree, then headers a PyTorch build would generate (``buildenv``),
@@ -14,9 +14,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import shutil
+import re
 import sysconfig
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -27,10 +28,11 @@ from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
 from musaport.port.cache import CACHE_NAME
 from musaport.port.request import Request
-from musaport.resources import render_template, shim_include
+from musaport.resources import default_fixture_tree, render_template, shim_include, shim_wrappers
+from musaport.validate import toolchain
 from musaport.validate.buildenv import aten_ops_headers, config_headers
+from musaport.validate.toolchain import Toolchain
 
-CLANG = "clang++-16"
 PASSES = {
     "host": ["--cuda-host-only"],
     "device": ["--cuda-device-only", "--cuda-gpu-arch=sm_70"],
@@ -75,55 +77,125 @@ def render_reports(out: OutDir, outcomes: list[Outcome]) -> None:
     write_atomic(out.top(VALIDATE_MD), render_template("validate_report.md.j2", doc=doc).encode())
 
 
-def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)) -> dict[str, bool]:
+class Progress:
+    """Where long phases are said (the command line gives one that draws a bar or writes phase lines);
+    this one says nothing, so library callers and tests see no output they did not ask for."""
+
+    def phase(self, text: str):
+        """A context for a phase that may take a while, said before it starts."""
+        return nullcontext()
+
+    def steps(self, text: str, total: int):
+        """A context for a loop of ``total`` steps; it yields an object whose ``advance()`` counts one."""
+        return nullcontext(_Uncounted())
+
+
+class _Uncounted:
+    def advance(self, n: int = 1) -> None:
+        pass
+
+
+def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",),
+                   progress: Progress | None = None) -> dict[str, bool]:
     """File → compiled, for ``musaport check --validate``."""
-    return {o.file: o.ok for o in validate_compile(out, patterns, jobs)}
+    return {o.file: o.ok for o in validate_compile(out, patterns, jobs, progress=progress)}
 
 
 def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
                      passes: tuple[str, ...] = ("host", "device"), pch: bool = True,
-                     torch: Path | None = None) -> list[Outcome]:
+                     torch: Path | None = None, progress: Progress | None = None) -> list[Outcome]:
     """Check every ported TU matching ``patterns``; cached by TU and environment digest.
 
     With ``pch`` the common prelude is parsed once per pass into a precompiled
     header that every TU starts from (see :func:`prelude_pchs`). ``torch``:
     OUT is an extension's port (``run --src``), compiled against this
     PyTorch: the OUT of a ``run --pytorch-src``, or an installed torch's
-    include folder.
+    include folder. ``progress`` is told of the long phases (torchgen, the prelude, the files).
     """
-    if shutil.which(CLANG) is None:
-        raise LoadError(f"{CLANG} not found: install Debian's clang-16 (the CI script does)")
+    progress = progress or Progress()
+    clang = toolchain.find()
     out.require_port()
     recorded = Request.load(out)  # the run's own request names its tree; older ports only their report
     source = recorded.source if recorded is not None else Path(out.porting_report()["source"])
     tree, state = out.tree, out.work("validate")
-    includes = _includes(tree, source, state) if torch is None else _extension_includes(out, source, torch)
+    includes = _includes(tree, source, state, progress) if torch is None else _extension_includes(out, source, torch)
     files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
-    env = _environment_digest(out, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
+    env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
-        env = hashlib.sha256((env + _environment_digest(OutDir(torch), [], ())).encode()).hexdigest()
+        env = hashlib.sha256((env + _environment_digest(OutDir(torch), clang, [], ())).encode()).hexdigest()
     cache = (jsoncache.load(state / VALIDATE_RESULTS, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        pchs = prelude_pchs(pool, out, includes, passes, env) if pch and todo else {}
-        for f, outcome in zip(todo, pool.map(lambda f: _check(f, tree, includes, passes, pchs), todo)):
-            cache[_key(f)] = asdict(outcome)
+        pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress) if pch and todo else {}
+        with progress.steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
+            futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
+            for future in as_completed(futures):
+                cache[_key(futures[future])] = asdict(future.result())
+                counter.advance()
     jsoncache.dump(state / VALIDATE_RESULTS, {"env": env, "results": cache})
     return [Outcome(**cache[_key(f)]) for f in files]
 
 
-def _includes(tree: Path, source: Path, state: Path) -> list[str]:
-    return [f"-I{d}" for d in [shim_include(), *_pytorch_dirs(tree, source, state)]]
+def _includes(tree: Path, source: Path, state: Path, progress: Progress | None = None) -> list[str]:
+    return [f"-I{d}" for d in [shim_include(), *_pytorch_dirs(tree, source, state, progress)]]
 
 
-def _pytorch_dirs(tree: Path, source: Path, state: Path) -> list[Path]:
+def _pytorch_dirs(tree: Path, source: Path, state: Path, progress: Progress | None = None) -> list[Path]:
     """A ported PyTorch's headers: the port, the generated headers, then the tree's own."""
     generated = config_headers(source, state / "config")
     # A tree without torchgen (a hand-made fixture tree) has no generated operator headers.
-    ops = [aten_ops_headers(source, state)] if (source / "torchgen").is_dir() else []
-    return [tree / "aten/src", tree, generated, *ops, source / "aten/src", source, source / "torch/csrc/api/include"]
+    ops = [aten_ops_headers(source, state, progress)] if (source / "torchgen").is_dir() else []
+    port, own = _header_roots(tree, source)
+    return [*port, generated, *ops, *own]
+
+
+def _header_roots(tree: Path, source: Path) -> tuple[list[Path], list[Path]]:
+    """The include roots of the port and of its source tree (the generated headers go between)."""
+    return [tree / "aten/src", tree], [source / "aten/src", source, source / "torch/csrc/api/include"]
+
+
+_HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".cuh", ".muh", ".inl", ".inc"}
+
+
+def _holds_headers(folder: Path) -> bool:
+    try:
+        return any(p.suffix in _HEADER_SUFFIXES and p.is_file() for p in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _some(names: list[str], shown: int = 4) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+_NOT_FOUND = re.compile(r"fatal error: '([^']+)' file not found")
+
+
+def missing_headers_note(out: OutDir, outcomes: list[Outcome]) -> str | None:
+    """Why files fail on headers that exist nowhere: the port's source tree lacks them.
+
+    Said from the port itself: the headers clang did not find, and which of their top folders
+    (``ATen``, ``cutlass``) no include root of the port or its source tree has at all. A port of the
+    bundled fixture tree (a porting sample with no ATen headers) is named as such.
+    """
+    failing = [(o, m.group(1)) for o in outcomes if not o.ok for m in [_NOT_FOUND.search(o.error)] if m]
+    source = out.source()
+    if not failing or source is None:
+        return None
+    headers = sorted({h for _, h in failing})
+    port, own = _header_roots(out.tree, source)
+    folders = sorted({h.rsplit("/", 1)[0] for h in headers if "/" in h})
+    empty = [f + "/" for f in folders if not any(_holds_headers(root / f) for root in port + own)]
+    note = (f"{len(failing)} of {len(outcomes)} files fail on headers that are neither in the port nor in "
+            f"its source tree {source} ({_some(headers)})")
+    if empty:
+        note += f"; that tree has no headers in {_some(empty)}"
+    if source.resolve() == default_fixture_tree().resolve():
+        note += ("; it is the bundled fixture tree, a porting sample rather than a buildable PyTorch: "
+                 "compile the port of a real tree (musaport run --pytorch-src PYTORCH)")
+    return note
 
 
 def _extension_includes(out: OutDir, source: Path, torch: Path) -> list[str]:
@@ -183,8 +255,8 @@ def prelude_text(headers: tuple[str, ...]) -> str:
     return "".join(f"#if __has_include(<{h}>)\n#include <{h}>\n#endif\n" for h in headers)
 
 
-def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, includes: list[str], passes: tuple[str, ...],
-                 env: str) -> dict[str, Path]:
+def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includes: list[str],
+                 passes: tuple[str, ...], env: str, progress: Progress | None = None) -> dict[str, Path]:
     """Pass → precompiled prelude, built once per environment; a pass whose prelude does not build
     (a broken ported header) falls back to the core prelude, then to none, so its TUs report their
     own first error."""
@@ -196,19 +268,23 @@ def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, includes: list[str], pas
     wanted = {name: state / f"prelude-{name}-{env[:16]}.pch" for name in passes}
     for old in set(state.glob("prelude-*.pch")) - set(wanted.values()):
         old.unlink(missing_ok=True)  # 50 MB each: keep only this environment's
-    built = pool.map(lambda item: _build_pch(headers, item[1], includes, PASSES[item[0]]), wanted.items())
+    missing = not all(p.is_file() for p in wanted.values())
+    with (progress or Progress()).phase(f"precompiling the common prelude ({', '.join(wanted)} "
+                                        f"pass{'es' if len(wanted) > 1 else ''})") if missing else nullcontext():
+        built = list(pool.map(lambda item: _build_pch(clang, headers, item[1], includes, PASSES[item[0]]),
+                              wanted.items()))
     return {name: path for (name, path), ok in zip(wanted.items(), built) if ok}
 
 
-def _build_pch(headers: list[Path], pch: Path, includes: list[str], pass_flags: list[str]) -> bool:
+def _build_pch(clang: Toolchain, headers: list[Path], pch: Path, includes: list[str], pass_flags: list[str]) -> bool:
     """Build ``pch`` from the first of ``headers`` that compiles (an existing one is this environment's)."""
     if pch.is_file():
         return True
     flags = [f for f in _without_prelude_include(BASE_FLAGS) if f != "-fsyntax-only"]
     tmp = pch.with_name(f".{pch.name}.tmp")
     for header in headers:
-        done = children.run([CLANG, *flags, *_PCH_FLAGS, *pass_flags, *includes, "-o", str(tmp), str(header)],
-                            cwd=header.parent)
+        done = children.run(compile_command(clang, [*flags, *_PCH_FLAGS, *pass_flags, *includes, "-o", str(tmp),
+                                                    str(header)]), cwd=header.parent)
         if done.returncode == 0:
             tmp.replace(pch)
             return True
@@ -222,13 +298,18 @@ def _without_prelude_include(flags: list[str]) -> list[str]:
     return flags[:at] + flags[at + 2:]
 
 
-def _check(path: Path, tree: Path, includes: list[str], passes: tuple[str, ...],
+def compile_command(clang: Toolchain, args: list[str]) -> list[str]:
+    """The toolchain's driver, its own flags (target, system headers), then ``args``."""
+    return [*clang.argv, *clang.flags, *args]
+
+
+def _check(clang: Toolchain, path: Path, tree: Path, includes: list[str], passes: tuple[str, ...],
            pchs: dict[str, Path] | None = None) -> Outcome:
     rel = path.relative_to(tree).as_posix()
     for name in passes:
         pch = (pchs or {}).get(name)
         flags = [*_without_prelude_include(BASE_FLAGS), "-include-pch", str(pch)] if pch else BASE_FLAGS
-        done = children.run([CLANG, *flags, *PASSES[name], *includes, str(path)], cwd=tree)
+        done = children.run(compile_command(clang, [*flags, *PASSES[name], *includes, str(path)]), cwd=tree)
         if done.returncode != 0:
             return Outcome(rel, False, name, first_error(done.stderr, tree))
     return Outcome(rel, True)
@@ -246,13 +327,13 @@ def _key(path: Path) -> str:
     return f"{path.as_posix()}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
 
 
-def _environment_digest(out: OutDir, includes: list[str], passes: tuple[str, ...]) -> str:
-    """Everything besides the TU itself that decides a result: headers, shim, flags."""
-    h = hashlib.sha256(" ".join([CLANG, *BASE_FLAGS, *includes, *passes]).encode())
+def _environment_digest(out: OutDir, clang: Toolchain, includes: list[str], passes: tuple[str, ...]) -> str:
+    """Everything besides the TU itself that decides a result: compiler, headers, shim, flags."""
+    h = hashlib.sha256(" ".join([clang.identity, *BASE_FLAGS, *includes, *passes]).encode())
     port_cache = out.state_file(CACHE_NAME)
     if port_cache.is_file():
         h.update(port_cache.read_bytes())
-    for header in sorted(shim_include().rglob("*")):
+    for header in sorted([*shim_include().rglob("*"), *shim_wrappers().rglob("*")]):
         if header.is_file():
             h.update(header.read_bytes())
     return h.hexdigest()

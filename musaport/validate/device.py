@@ -62,11 +62,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from musaport.ops.emit_cmake import cmake_variables
 from musaport.ops.emit_registration import header
 from musaport.ops.model import operator_model
-from musaport.outdir import OutDir, write_atomic
+from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
+from musaport.port.request import run_layout
 from musaport.resources import render_template
 from musaport.validate import backend, cpu_view, libtorch, torchenv
+from musaport.validate.cmake_build import CMakeBuilder
 from musaport.validate.samples import Sample, load_catalog
 
 STATE = "device"
@@ -118,12 +121,20 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
     for problem in cpu_view.refresh(out.tree, state / "cpu"):
         progress(f"musaport: warning: {problem.file}: launch not converted for the CPU build: {problem.error}")
     catalog = load_catalog()
-    model = operator_model(source, out, jobs=jobs)
+    model = operator_model(source, out, layout=run_layout(out), jobs=jobs)
     names = _selection(model, ops)
     units = [Sample(n, "", 1, (), (n,), "", "") for n in names if n in model.wrappers]
     plan = backend.plan_sources(model, out, catalog, units)
-    build_env = backend.BuildEnv(out, source, state, torch, jobs, LINK_FLAGS)
-    build_env.common_flags  # noqa: B018 - the operator headers, made once before the parallel compiles
+    whole = ops is None
+    if whole:  # every file of the port's build lists; one that no operator needs takes out only itself
+        for rel in _listed(out):
+            plan.needs.setdefault(rel, {f"(list) {rel}"})
+    view = state / "cpu"
+    flags = backend.BuildEnv(out, source, state, torch, jobs).common_flags
+    link_libs = backend.BuildEnv(out, source, state, torch, jobs).link_libs()
+    builder = CMakeBuilder(state, out.root, view, flags, backend.MU_FLAGS,
+                           ["-Wl,--no-undefined", "-Wl,--no-demangle", *LINK_FLAGS], link_libs, whole, jobs, progress)
+    build_env = backend.BuildEnv(out, source, state, torch, jobs, LINK_FLAGS, builder)
     failed: dict[str, str] = {}
     progress(f"musaport: building the musa device: {len(units)} operators, {len(plan.needs)} ported sources")
     library, missing, built = backend._build(build_env, plan, model, units, failed, progress)
@@ -147,7 +158,7 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
         else:
             operators[n] = OperatorBuild(n, "built", "", "", files)
     figures = {"seconds": round(time.monotonic() - started, 1), "objects": len(built),
-               "compiled": sum(not b.reused for b in built), "reused": sum(b.reused for b in built),
+               "compiled": builder.compiled, "ccache": bool(builder.ccache), "whole_lists": whole,
                "failed_sources": dict(sorted(failed.items()))}
     if library is None:
         figures["error"] = "; ".join(missing[:3]) or "the library did not link"
@@ -164,6 +175,13 @@ def _selection(model, ops) -> list[str]:
     for query in ops:
         wanted += [op.name for op in model.resolve(query)] or [query]
     return list(dict.fromkeys(wanted))
+
+
+def _listed(out: OutDir) -> list[str]:
+    """The port-relative sources of ``musaport_sources.cmake``'s default build lists."""
+    found = cmake_variables((out.tree / CMAKE_FILE).read_text(encoding="utf-8"))
+    return [p.replace("${CMAKE_CURRENT_LIST_DIR}/", "", 1)
+            for var in ("MUSAPORT_MU_SOURCES", "MUSAPORT_CPP_SOURCES") for p, _ in found.get(var, [])]
 
 
 def write_loader(state: Path) -> Path:

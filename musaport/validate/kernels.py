@@ -14,7 +14,7 @@ import fnmatch
 import json
 import re
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -130,16 +130,25 @@ def _last(output: str) -> str:
     return (output.splitlines() or [""])[-1][:300]
 
 
-def validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int) -> list[KernelOutcome]:
-    """Build and run every selected fixture kernel, in parallel."""
+def validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int, progress=None) -> list[KernelOutcome]:
+    """Build and run every selected fixture kernel, in parallel (``progress`` is told how far it got)."""
     rules = load_packs(default_packs())
     vocabulary = parse_vocabulary(vocabulary_file().read_bytes())
     work = out.work("validate-run")
     work.mkdir(parents=True, exist_ok=True)
     port_headers(work, rules, vocabulary)
     prepared = [prepare(k, work, rules, vocabulary) for k in fixture_kernels(patterns)]
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
-        return list(pool.map(build_and_run, prepared))
+    if progress is None:
+        from musaport.validate.compile import Progress
+
+        progress = Progress()
+    with ThreadPoolExecutor(max(1, jobs)) as pool, \
+            progress.steps(f"building and running {len(prepared)} fixture kernels with g++", len(prepared)) as count:
+        futures = [pool.submit(build_and_run, p) for p in prepared]
+        for future in as_completed(futures):
+            future.result()
+            count.advance()
+        return [f.result() for f in futures]
 
 
 def write_run_report(out: OutDir, outcomes: list[KernelOutcome]) -> Path:

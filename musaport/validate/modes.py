@@ -51,6 +51,7 @@ class Invocation:
     echo: Callable[[str], None] = print  # one line on stdout
     log: Callable[[str], None] = print  # progress on stderr
     console: Any = None  # a rich console, for modes that draw a table
+    progress: Any = None  # where long phases are said (validate.compile.Progress; None: nowhere)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Option:
     kind: str = "flag"
     multiple: bool = False
     metavar: str | None = None
+    hidden: bool = False  # an old spelling kept only to say what it is now (see ``renamed``)
+    renamed_to: str = ""
 
 
 class Mode:
@@ -118,21 +121,24 @@ class CompileMode(Mode):
 
     def run(self, request: Invocation) -> Result:
         from musaport.outdir import VALIDATE_MD
-        from musaport.validate.compile import build_list_outcomes, render_reports, validate_compile
+        from musaport.validate.compile import (build_list_outcomes, missing_headers_note, render_reports,
+                                               validate_compile)
 
         o = request.options
         out = request.out
         passes = ("host",) if o.get("host_only") else ("host", "device")
         outcomes = validate_compile(out, request.patterns or self.default_patterns, request.jobs, passes,
-                                    not o.get("no_pch"), o.get("torch"))
+                                    not o.get("no_pch"), o.get("torch"), request.progress)
         for c in outcomes:
             request.echo(f"{'PASS' if c.ok else 'FAIL'} {c.file}" + ("" if c.ok else f" [{c.failed_pass}] {c.error}"))
         render_reports(out, outcomes)
         passed = sum(c.ok for c in outcomes)
         built = build_list_outcomes(out, outcomes)
         report = out.top(VALIDATE_MD)
+        note = missing_headers_note(out, outcomes)  # the bundled fixture tree has no ATen headers, say so
         return Result(passed, len(outcomes), f"{passed} of {len(outcomes)} passed; in the default build list "
-                      f"{sum(c.ok for c in built)} of {len(built)}; report: {report}", report)
+                      f"{sum(c.ok for c in built)} of {len(built)}; report: {report}"
+                      + (f"\nnote: {note}" if note else ""), report)
 
 
 class RunMode(Mode):
@@ -142,7 +148,7 @@ class RunMode(Mode):
     def run(self, request: Invocation) -> Result:
         from musaport.validate.kernels import validate_run, write_run_report
 
-        outcomes = validate_run(request.out, request.patterns, request.jobs)
+        outcomes = validate_run(request.out, request.patterns, request.jobs, request.progress)
         for k in outcomes:
             request.echo(f"{'PASS' if k.ok else 'FAIL'} {k.name} ({k.stage}) {k.detail}")
         report = write_run_report(request.out, outcomes)
@@ -155,25 +161,24 @@ class BackendMode(Mode):
     help = ("Build the port into a PrivateUse1 backend against the real libtorch of the tree's release "
             "and run PyTorch operators on it (CPU), compared with PyTorch's own CPU results.")
     options = (
-        Option(("--ops", "ops"), "--backend: the operators to run (default: every sample in rules/backend/ops.yaml); "
-               "--opinfo: the OpInfo entries (default: every entry whose operators the port registers).",
-               kind="text", multiple=True, metavar="OP[,OP...]"),
+        Option(("--samples", "samples"), "--backend: the samples to run, by name (default: every sample in "
+               "rules/backend/ops.yaml).", kind="text", multiple=True, metavar="NAME[,NAME...]"),
         Option(("--libtorch",), "--backend: use this torch package (its folder, with include/ and lib/) instead of "
                "fetching the wheel of the tree's release into the user cache.", kind="folder"),
     )
-    owns = ("ops", "libtorch")
+    owns = ("samples", "libtorch")
     takes_patterns = False
-    no_patterns_why = "select operators with --ops"
+    no_patterns_why = "select samples with --samples"
 
     def run(self, request: Invocation) -> Result:
         from musaport.validate import libtorch as lt
-        from musaport.validate.backend import validate_backend, write_report
+        from musaport.validate.backend import Status, validate_backend, write_report
         from musaport.validate.render import backend_table
         from musaport.validate.samples import load_catalog
 
         out, o = request.out, request.options
         out.require_port()
-        names = tuple(n.strip() for item in o.get("ops") or () for n in item.split(",") if n.strip())
+        names = tuple(n.strip() for item in o.get("samples") or () for n in item.split(",") if n.strip())
         catalog = load_catalog()
         chosen = catalog.select(names)
         version = lt.release(Path(out.porting_report()["source"]))
@@ -182,7 +187,7 @@ class BackendMode(Mode):
         results, figures = validate_backend(out, catalog, chosen, torch, request.jobs, log=request.log)
         report = write_report(out, version, results, figures)
         backend_table(results, request.console)
-        passed = sum(r.status == "pass" for r in results)
+        passed = sum(r.status == Status.PASS for r in results)
         return Result(passed, len(results), f"{passed} of {len(results)} operators pass on PrivateUse1 with libtorch "
                       f"{version} (build {figures['seconds']} s); report: {report}", report)
 
@@ -198,12 +203,15 @@ class OpinfoMode(Mode):
     help = ("Load the port into the release's torch as the 'musa' device and run PyTorch's OpInfo samples on it "
             "against the CPU (test_compare_cpu's comparison).")
     options = (
+        Option(("--ops", "ops"), "--opinfo: the OpInfo entries to run (default: every entry whose operators the "
+               "port registers).", kind="text", multiple=True, metavar="OP[,OP...]"),
         Option(("--pytorch-tests",), "--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) "
                "on the device."),
         Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds "
                "(default: 1200).", kind="text", metavar="SECONDS"),
     )
     owns = ("ops", "pytorch_tests", "test_timeout")
+    owns_why = "--backend picks its samples with --samples"
     takes_patterns = False
     no_patterns_why = "select OpInfo entries with --ops"
 
@@ -264,6 +272,18 @@ def _seconds(text: Any, default: float) -> float:
 
 
 MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode())
+
+
+def renamed(options: dict[str, Any]) -> list[tuple[str, str]]:
+    """(old spelling, what it is now) for each renamed option given; each is removed from ``options``."""
+    found = []
+    for mode in MODES:
+        for o in mode.options:
+            dest = o.decls[-1]
+            if o.renamed_to and dest in options:
+                if options.pop(dest):
+                    found.append((o.decls[0], o.renamed_to))
+    return found
 
 
 def choose(flags: dict[str, bool], options: dict[str, Any], patterns: tuple[str, ...]) -> Mode:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from musaport.validate.backend import OpResult
+from musaport.validate.backend import OpResult, Status
 
-_STYLE = {"pass": "green", "fail": "red", "build-error": "red", "skipped": "yellow"}
+_STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.BUILD_ERROR: "red", Status.SKIPPED: "yellow"}
 
 
 def rows(results: list[OpResult]) -> list[tuple[str, str, str, str, str]]:

@@ -45,7 +45,7 @@ class Catalog:
     runtime: tuple[str, ...] = ()  # ported sources that only register themselves (nothing references them)
 
     def select(self, names: tuple[str, ...]) -> list[Sample]:
-        """The samples ``--ops`` names (all without), in catalog order; an unknown one is an error."""
+        """The samples ``--samples`` names (all without), in catalog order; an unknown one is an error."""
         unknown = [n for n in names if n not in self.samples]
         if unknown:
             raise LoadError(f"{self.where}: no sample for {', '.join(unknown)}; "

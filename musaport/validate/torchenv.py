@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport import children
+from musaport.errors import ToolError
 from musaport.resources import user_cache
 
 # What PyTorch's device-generic test files import besides torch (test_ops.py, common_utils.py).
@@ -36,7 +37,7 @@ TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest")
 _DONE = ".complete"
 
 
-class FetchError(Exception):
+class FetchError(ToolError):
     """The environment could not be made (pip or the interpreter failed): a tool failure, exit 1."""
 
 

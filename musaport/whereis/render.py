@@ -6,6 +6,8 @@ recipe) can change without touching how definitions are found.
 
 from __future__ import annotations
 
+import shlex
+
 from musaport.outdir import CMAKE_FILE, TREE
 from musaport.whereis.search import Answer, Place
 
@@ -47,7 +49,7 @@ def advice(answer: Answer, out: str) -> list[str]:
         return ["=> defined only in headers (inline, or a template no source file instantiates explicitly): "
                 "no source file to add; the file that uses it must include the header and instantiate it"]
     lines = [f"=> the ported tree does not define {answer.symbol.qualified}. Look in the MUSA libraries: "
-             f"grep -rl {answer.symbol.name} /usr/local/musa/lib, and check with ldd that the backend links "
+             f"grep -rl {shlex.quote(answer.symbol.name)} /usr/local/musa/lib, and check with ldd that the backend links "
              "the library that defines it"]
     if answer.internal:
         lines.append("   a definition of that name sits in an anonymous namespace (see 'internal'): internal "

@@ -130,6 +130,8 @@ def matches(occ: Occurrence, symbol: Symbol) -> bool:
     """
     wanted = symbol.scope + (symbol.name,)
     scope, written = occ.path[: occ.scope_len], occ.path[occ.scope_len :]
+    if symbol.anywhere:  # a plain name: that name in any namespace (an anonymous one: see _internal)
+        return written[-1:] == (symbol.name,) and ANONYMOUS not in occ.path and (occ.kind != CLASS or bool(symbol.what))
     if not written or len(written) > len(wanted) or wanted[len(wanted) - len(written) :] != written:
         return False
     outer = wanted[: len(wanted) - len(written)]

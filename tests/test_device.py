@@ -1,0 +1,188 @@
+"""The port of 2.6.0 as torch's ``musa`` device, in the release's own torch wheel.
+
+The library is built with CMake and Ninja (M1 operators only, to keep CI
+short; ccache in the user cache makes a second CI run cheap), loaded into the
+wheel's torch by the standalone loader, and PyTorch's own operators run on
+``musa`` tensors and on CPU tensors and are compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from musaport.outdir import OutDir
+from musaport.validate.cmake_build import ninja_failures
+from musaport.validate.device import build_device
+
+M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
+
+# Each M1 operator on musa against the CPU, in the dtypes PyTorch's CUDA backend has for it; a non-contiguous
+# (transposed) and an empty input besides a plain one. One JSON line per operator.
+M1_SCRIPT = r"""
+import json, sys, torch
+sys.path.insert(0, sys.argv[2])
+import musaport_loader
+musaport_loader.load(sys.argv[1])
+torch.manual_seed(0)
+assert torch.musa.is_available() and torch.musa.device_count() >= 1
+empty = torch.empty(3, device="musa")
+assert empty.device.type == "musa" and empty.is_musa, empty.device
+assert torch.full((4,), 2.0).to("musa").sum().item() == 8.0  # a scalar read back through pinned memory
+
+def inputs(dtype):
+    base = torch.randn(5, 7) * 10 if dtype.is_floating_point else torch.randint(-50, 50, (5, 7))
+    return [base.to(dtype), base.to(dtype).t(), torch.zeros(0, 4, dtype=dtype)]
+
+CASES = {
+    "empty": lambda a: torch.empty(a.shape, dtype=a.dtype, device=a.device).zero_(),
+    "copy_": lambda a: torch.empty(a.shape, dtype=torch.float64, device=a.device).copy_(a),
+    "fill_": lambda a: a.clone().fill_(3),
+    "abs": torch.abs,
+    "neg": torch.neg,
+    "add": lambda a, b: torch.add(a, b, alpha=2),
+    "mul": lambda a, b: a * b,
+    "tril": lambda a: torch.tril(a, 1),
+    "triu": lambda a: torch.triu(a, -1),
+    "sum": lambda a: a.sum(0),
+    "mean": lambda a: a.mean(0) if a.dtype.is_floating_point else a.double().mean(0),
+}
+for name, fn in CASES.items():
+    status, detail, cases = "pass", "", 0
+    for dtype in (torch.float32, torch.float64, torch.int32, torch.int64):
+        for a in inputs(dtype):
+            try:
+                b = (a * 3 - 2).to(a.dtype)  # a second operand, made on the CPU
+                args = (a, b) if name in ("add", "mul") else (a,)
+                want = fn(*args)
+                got = fn(*(x.to("musa") for x in args))
+                assert got.device.type == "musa", got.device
+                torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5, equal_nan=True)
+                cases += 1
+            except Exception as exc:
+                status, detail = "fail", f"{dtype} {tuple(a.shape)}: {str(exc).splitlines()[0][:300]}"
+                break
+        if status != "pass":
+            break
+    print(json.dumps({"op": name, "status": status, "detail": detail, "cases": cases}), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def device_m1(ported_260: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("device") / "out"
+    shutil.copytree(ported_260, out, symlinks=True)  # the shared port stays as run made it
+    return build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
+
+
+def _python(build, code: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(build.python), "-c", code, str(build.library), str(build.loader.parent), *args],
+                          capture_output=True, text=True, cwd=build.loader.parent, timeout=900,
+                          env={**os.environ, **(env or {})})
+
+
+def test_m1_operators_run_on_musa_in_the_real_torch(device_m1) -> None:
+    build = device_m1
+    assert build.library is not None, build.figures
+    assert build.release == "2.6.0" and build.figures["whole_lists"] is False
+    statuses = {n: o.status for n, o in build.operators.items()}
+    assert statuses["copy_"] == "not-registered"  # composite: it runs through _copy_from and the copy kernel
+    assert {n: s for n, s in statuses.items() if n != "copy_" and s != "built"} == {}
+    assert build.operators["tril"].files == ("aten/src/ATen/native/musa/TriangularOps.mu",)
+    done = _python(build, M1_SCRIPT)
+    rows = {r["op"]: r for r in map(json.loads, [ln for ln in done.stdout.splitlines() if ln.startswith("{")])}
+    failing = {op: r["detail"] for op, r in rows.items() if r["status"] != "pass"}
+    assert done.returncode == 0 and set(rows) == set(M1), done.stderr[-3000:]
+    assert failing == {}
+    assert all(r["cases"] == 12 for r in rows.values()), rows
+
+
+def _dynamic_symbols(library: Path) -> set[str]:
+    done = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True, check=True)
+    return {cols[2] for cols in (ln.split() for ln in done.stdout.splitlines()) if len(cols) == 3 and cols[1] in "TW"}
+
+
+def test_calls_inside_the_backend_bind_to_the_ported_definitions(device_m1) -> None:
+    """libtorch_cuda.so, loaded in the same process, defines some of the backend's functions too.
+    The backend's own calls to them must not go through the PLT (where the dynamic linker would pick
+    CUDA's, loaded first), and at run time no such call binds to libtorch_cuda.so."""
+    build = device_m1
+    ours = _dynamic_symbols(build.library)
+    torch_lib = next(build.python.parent.parent.glob("lib/python*/site-packages/torch/lib"))
+    shared = ours & _dynamic_symbols(torch_lib / "libtorch_cuda.so")
+    native = {s for s in shared if s.startswith("_ZN2at6native")}
+    assert native, "the M1 backend defines no at::native function libtorch_cuda.so defines too: nothing to check"
+    relocs = subprocess.run(["readelf", "-W", "--relocs", str(build.library)], capture_output=True, text=True,
+                            check=True).stdout
+    through_plt = {m.group(1) for m in re.finditer(r"R_X86_64_JUMP_SLOT\s+\S+\s+(\S+?)(?:@\S*)?\s", relocs)}
+    assert through_plt & ours == set(), sorted(through_plt & ours)[:10]
+    # At run time: every binding the dynamic linker makes for the backend, while tril runs on musa.
+    code = ("import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+            "musaport_loader.load(sys.argv[1]); x = torch.arange(12.).reshape(3, 4).to('musa'); "
+            "print(torch.tril(x).cpu().sum().item(), torch.triu(x, 1).sum().item())")
+    done = _python(build, code, env={"LD_DEBUG": "bindings", "LD_DEBUG_OUTPUT": str(build.loader.parent / "ld")})
+    assert done.returncode == 0 and done.stdout.split() == ["36.0", "30.0"], done.stderr[-2000:]
+    log = "".join(p.read_text(errors="replace") for p in build.loader.parent.glob("ld.*"))
+    for p in build.loader.parent.glob("ld.*"):
+        p.unlink()
+    name = re.escape(build.library.name)
+    to_cuda = set(re.findall(rf"binding file \S*{name} \[\d+\] to \S*libtorch_cuda\.so \[\d+\]: \w+ symbol `([^']+)'", log))
+    assert "libmusaport_backend" in log  # the log did record the backend's bindings
+    assert to_cuda & ours == set(), sorted(to_cuda & ours)[:10]
+
+
+def test_ninja_failures_give_each_object_its_first_error() -> None:
+    stdout = "\n".join([
+        "[1/3] Building CXX object CMakeFiles/musaport_objects.dir/cpu/a.mu.o",
+        "FAILED: [code=1] CMakeFiles/musaport_objects.dir/cpu/b.mu.o ",
+        "/usr/bin/g++ -c b.mu -o CMakeFiles/musaport_objects.dir/cpu/b.mu.o",
+        "In file included from b.mu:1:",
+        "b.mu:3:1: error: 'x' was not declared in this scope",
+        "b.mu:4:1: error: second",
+        "[2/3] Building CXX object CMakeFiles/musaport_objects.dir/cpu/c.cpp.o",
+        "FAILED: CMakeFiles/musaport_objects.dir/cpu/c.cpp.o",
+        "g++ -c c.cpp",
+        "c.cpp:1:1: error: expected ';'",
+        "ninja: build stopped: cannot make progress due to previous errors.",
+    ])
+    assert ninja_failures(stdout) == {
+        "CMakeFiles/musaport_objects.dir/cpu/b.mu.o": "b.mu:3:1: error: 'x' was not declared in this scope",
+        "CMakeFiles/musaport_objects.dir/cpu/c.cpp.o": "c.cpp:1:1: error: expected ';'",
+    }
+
+
+def test_a_file_that_does_not_compile_takes_out_only_its_operators(ported_260: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(ported_260, out, symlinks=True)
+    broken = OutDir(out).tree / "aten/src/ATen/native/musa/TriangularOps.mu"
+    broken.write_text(broken.read_text(encoding="utf-8") + "\nthis is not C++;\n", encoding="utf-8")
+    # The M1 selection: every object but the broken one and the smaller registration is in ccache already.
+    build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
+    tril = build.operators["tril"]
+    assert tril.status == "build-error" and tril.file == "aten/src/ATen/native/musa/TriangularOps.mu", tril
+    assert "TriangularOps.mu" in tril.error and "error" in tril.error
+    assert build.operators["triu_"].status == "build-error"  # the same file
+    assert {n for n, o in build.operators.items() if o.status == "built"} >= {"abs.out", "sum.dim_IntList", "add.Tensor"}
+    assert build.library is not None, build.figures
+    done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+                          "musaport_loader.load(sys.argv[1]); print(torch.abs(torch.tensor([-2.0]).to('musa')).item())")
+    assert done.returncode == 0 and done.stdout.strip() == "2.0", done.stderr[-2000:]
+
+
+def test_a_large_registration_is_split_into_stable_shards() -> None:
+    from musaport.validate.backend import SHARD_AT, registration_shards
+
+    few = [f"op{i}" for i in range(SHARD_AT)]
+    assert registration_shards(few) == {0: few}
+    many = [f"op{i}" for i in range(1200)]
+    shards = registration_shards(many)
+    assert len(shards) > 8 and sorted(n for chunk in shards.values() for n in chunk) == sorted(many)
+    fewer = registration_shards([n for n in many if n != "op7"])  # an operator leaves the build
+    changed = [i for i in shards if shards[i] != fewer.get(i)]
+    assert len(changed) == 1 and "op7" in shards[changed[0]]

@@ -1,0 +1,328 @@
+"""The defects a new user's probing found (issue 24), each as the probe that found it.
+
+Every test runs the installed command line on a private copy of the bundled
+tree (or on the real PyTorch trees) and asks the harness's questions: one
+clear ``musaport: error:`` line and the documented exit code, no traceback,
+the source tree unchanged, the previous port intact.  A probe that hung the
+old code runs with a timeout, so it fails instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURE_TREE
+from harness import assert_one_clear_line, fingerprint
+
+TREE = "generated_cuda_compatible"
+CUDA = "aten/src/ATen/native/cuda"
+MUSA = "aten/src/ATen/native/musa"
+
+
+def musaport(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess[str]:
+    """The installed command line, killed after ``timeout`` seconds (a hang is a failure, not a stall)."""
+    try:
+        return subprocess.run(["musaport", *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"musaport {' '.join(args)} did not finish in {timeout} s")
+        raise exc
+
+
+@pytest.fixture(scope="module")
+def good_port(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("good")
+    src, out = base / "trees" / "pytorch", base / "out"
+    shutil.copytree(FIXTURE_TREE, src)
+    done = musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q")
+    assert done.returncode == 0, done.stderr
+    return src, out
+
+
+@pytest.fixture()
+def world(good_port: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """A private tree and a good port of it in ``--out``."""
+    src, out = tmp_path / "trees" / "pytorch", tmp_path / "out"
+    shutil.copytree(good_port[0], src, symlinks=True)
+    shutil.copytree(good_port[1], out, symlinks=True)
+    return src, out
+
+
+def port(src: Path, out: Path, *extra: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return musaport("run", "--pytorch-src", str(src), "--out", str(out), "-q", *extra, **kwargs)
+
+
+def refused(result: subprocess.CompletedProcess[str], src: Path, out: Path, before: tuple[dict, dict],
+            code: int, *needles: str) -> str:
+    """One clear line with exit ``code``; the source tree and the previous port as they were."""
+    line = assert_one_clear_line(result, code, *needles)
+    assert (fingerprint(src), fingerprint(out / TREE)) == before, "the source tree or the previous port changed"
+    assert not list((out / ".musaport").glob("staging-*")), "a staging folder was left behind"
+    return line
+
+
+def report_skips(out: Path) -> dict[str, str]:
+    report = json.loads((out / "porting_report.json").read_text())
+    return {s["path"]: s["reason"] for s in report["skipped"]}
+
+
+# 2, 3: a FIFO and a symlink loop among the sources are skipped with a warning; the run goes on.
+
+def test_fifo_among_the_sources_is_skipped_not_read(world: tuple[Path, Path]) -> None:
+    src, out = world
+    os.mkfifo(src / CUDA / "x.cu")
+    result = port(src, out, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "not a regular file" in report_skips(out)[f"{CUDA}/x.cu"]
+    assert not (out / TREE / MUSA / "x.mu").exists()
+
+
+def test_symlink_loop_among_the_sources_is_skipped(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (src / CUDA / "a.cu").symlink_to("b.cu")
+    (src / CUDA / "b.cu").symlink_to("a.cu")
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    skips = report_skips(out)
+    assert {f"{CUDA}/a.cu", f"{CUDA}/b.cu"} <= set(skips), skips
+
+
+# 8, 10, 11, 15, 16: configuration and --out, refused in one line naming file:line.
+
+BOMB = "".join(f"      {k}: &{k} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
+               for p, k in zip([""] + list("abcdefgh"), "abcdefghi"))
+
+
+def layout_file(tmp: Path, folders: str, extra: str = "") -> Path:
+    path = tmp / "layout.yaml"
+    path.write_text(f"layout: mine\nmarkers: [aten/src/ATen, c10]\nsuffixes: [.cu, .cuh, .h]\n{extra}"
+                    f"folders:\n{folders}")
+    return path
+
+
+def test_alias_bomb_in_a_layout_is_refused_fast(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    layout = layout_file(tmp_path, f"  - {{path: {CUDA}}}\n",
+                         "configured:\n  - template: x.h.in\n    why: w\n    values:\n" + BOMB)
+    before = (fingerprint(src), fingerprint(out / TREE))
+    start = time.monotonic()
+    result = port(src, out, "--layout", str(layout), timeout=60)
+    assert time.monotonic() - start < 20
+    refused(result, src, out, before, 2, "layout.yaml:", "alias")
+
+
+@pytest.mark.parametrize(("kind", "text", "needles"), [
+    ("rules", "pack: p\nrules:\n  - id: r\n    why: w\n    pattern: x\n    replace: y\n    files: [['*.cu']]\n",
+     ("my.yaml:3", "item 1 of 'files'", "list")),
+    ("layout", "layout: l\nsuffixes: [.cu]\nexclude: [[['x']]]\nfolders:\n  - {path: aten/src/ATen/native/cuda}\n",
+     ("my.yaml:1", "item 1 of 'exclude'", "list")),
+    ("layout", "layout: l\nsuffixes: [.cu]\nfolders:\n  - {path: aten/src/ATen/native/cuda, files: [1]}\n",
+     ("my.yaml:4", "item 1 of 'files'", "int")),
+], ids=["rule files", "layout exclude", "folder files"])
+def test_wrong_typed_list_element_is_one_line(world: tuple[Path, Path], tmp_path: Path, kind: str, text: str,
+                                              needles: tuple[str, ...]) -> None:
+    src, out = world
+    (tmp_path / "my.yaml").write_text(text)
+    before = (fingerprint(src), fingerprint(out / TREE))
+    refused(port(src, out, f"--{kind}", str(tmp_path / "my.yaml")), src, out, before, 2, *needles)
+
+
+def test_endless_config_file_is_refused(world: tuple[Path, Path]) -> None:
+    src, out = world
+    before = (fingerprint(src), fingerprint(out / TREE))
+    for option in ("--layout", "--rules"):
+        refused(port(src, out, option, "/dev/zero", timeout=60), src, out, before, 2, "/dev/zero", "too large")
+
+
+PACK = """pack: mine
+why: a user's pack
+rules:
+  - id: extra-abs-helper
+    why: our own helper
+    pattern: '\\babs_kernel_cuda_helper\\b'
+    replace: abs_kernel_ours
+    examples:
+      - before: 'static void abs_kernel_cuda_helper(int x);'
+        after: 'static void abs_kernel_ours(int x);'
+"""
+
+
+def test_packs_and_layouts_from_process_substitution(world: tuple[Path, Path], tmp_path: Path) -> None:
+    """``--rules <(...)`` and ``--layout <(...)`` (a pipe, readable once) both work, as files do."""
+    src, out = world
+    (tmp_path / "p.yaml").write_text(PACK)
+    layout = FIXTURE_TREE.parent.parent / "rules/layouts/pytorch.yaml"
+    script = (f'musaport run --pytorch-src "{src}" --out "{out}" -q --rules <(cat "{tmp_path / "p.yaml"}") '
+              f'--layout <(cat "{layout}") && musaport rules list --rules <(cat "{tmp_path / "p.yaml"}")')
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "extra-abs-helper" in result.stdout
+
+
+def test_user_pack_examples_hold_beside_the_prelude_of_torch_musa(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    (tmp_path / "p.yaml").write_text(PACK)
+    result = port(src, out, "--rules", str(tmp_path / "p.yaml"), "--pack", "torch-musa")
+    assert result.returncode == 0, result.stderr
+    # and an example that is wrong still fails, with the prelude active
+    (tmp_path / "p.yaml").write_text(PACK.replace("after: 'static void abs_kernel_ours", "after: 'static void nope"))
+    before = (fingerprint(src), fingerprint(out / TREE))
+    line = refused(port(src, out, "--rules", str(tmp_path / "p.yaml"), "--pack", "torch-musa"), src, out, before, 2,
+                   "p.yaml:9", "extra-abs-helper", "does not hold")
+    assert "MUSAMacros" not in line
+
+
+def test_layout_folder_that_does_not_exist_is_named(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    layout = layout_file(tmp_path, f"  - {{path: {CUDA}}}\n  - {{path: c10/cdua}}\n")
+    before = (fingerprint(src), fingerprint(out / TREE))
+    refused(port(src, out, "--layout", str(layout)), src, out, before, 2, "layout.yaml:6", "'c10/cdua'",
+            "is not a folder")
+    # a folder marked optional may be missing
+    layout = layout_file(tmp_path, f"  - {{path: {CUDA}}}\n  - {{path: c10/cdua, optional: true}}\n")
+    assert port(src, tmp_path / "out2", "--layout", str(layout)).returncode == 0
+
+
+@pytest.mark.parametrize("version", ["2.6.0", "1.13.1"])
+def test_every_folder_of_the_bundled_layout_exists_in_the_real_trees(version: str) -> None:
+    """The bundled layout marks its folders optional (it serves every release and the mini tree);
+    this catches a typo in it instead."""
+    from conftest import pytorch_tree
+    from musaport.port.layout import load_layout
+    from musaport.resources import default_layout
+
+    tree = pytorch_tree(version)
+    missing = [f.path for f in load_layout(default_layout()).folders if not (tree / f.path).is_dir()]
+    assert not missing
+
+
+def test_out_inside_the_source_tree_is_refused(world: tuple[Path, Path]) -> None:
+    src, out = world
+    before = (fingerprint(src), fingerprint(out / TREE))
+    refused(port(src, src / "aten"), src, out, before, 2, "--out is inside the source tree")
+    assert not (src / "aten" / TREE).exists()
+
+
+# 4: a tree without native_functions.yaml is a failed registration, like a failing torchgen.
+
+def test_tree_without_native_functions_fails_the_registration_in_one_line(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (src / "aten/src/ATen/native/native_functions.yaml").unlink()
+    result = port(src, out)
+    line = assert_one_clear_line(result, 1, "RegisterMUSA.cpp", "native_functions.yaml", "--no-registration")
+    assert "not generated" in line
+    assert (out / TREE / MUSA / "AbsKernel.mu").is_file()  # the sources are still ported
+    assert port(src, out, "--no-registration").returncode == 0
+
+
+# 6, 19: whereis takes a name as a user types it, refuses what is not a name, quotes its hint.
+
+def test_whereis_finds_an_unqualified_name(world: tuple[Path, Path]) -> None:
+    _, out = world
+    for name in ("abs_kernel_musa", "at::native::abs_kernel_musa"):
+        result = musaport("whereis", name, "--out", str(out))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "defined      aten/src/ATen/native/musa/AbsKernel.mu:" in result.stdout
+    # a name in another namespace than the one given is still not it
+    assert musaport("whereis", "at::musa::abs_kernel_musa", "--out", str(out)).returncode == 1
+
+
+@pytest.mark.parametrize("symbol", [".*", "-x", "a b(", "std::*"])
+def test_whereis_refuses_what_is_not_a_name(world: tuple[Path, Path], symbol: str) -> None:
+    _, out = world
+    assert_one_clear_line(musaport("whereis", "--out", str(out), "--", symbol), 2, repr(symbol), "not a C++ name")
+
+
+def test_whereis_hint_is_a_shell_command_that_can_be_pasted(world: tuple[Path, Path]) -> None:
+    _, out = world
+    result = musaport("whereis", "c10::operator<<", "--out", str(out))
+    assert result.returncode == 1
+    assert "grep -rl 'operator<<' /usr/local/musa/lib" in result.stdout
+
+
+# 7: diff against an OUT of another release says so instead of blaming the rule packs.
+
+def test_diff_against_a_port_of_another_release_says_so(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text("// the next release's comment\n" + kernel.read_text())
+    result = musaport("diff", "abs", "--pytorch-src", str(src), "--out", str(out), "--no-color")
+    assert result.returncode == 0, result.stderr
+    assert "rule ids unavailable" not in result.stdout
+    assert "ported from another version of this file" in result.stdout
+    assert "+// the next release's comment" not in result.stdout  # the drift is not shown as a port edit
+    stat = musaport("diff", "abs", "--pytorch-src", str(src), "--out", str(out), "--json")
+    files = json.loads(stat.stdout)["files"]
+    assert files[0]["foreign"] and files[0]["attributed"]
+
+
+# 12: a baseline report with wrong-typed entries is one line naming the entry.
+
+@pytest.mark.parametrize(("doc", "needles"), [
+    ({"files": {"a.cu": 7}, "unmapped": [], "rules": {}}, ('files["a.cu"]', "must be an object")),
+    ({"files": {}, "unmapped": [{"name": 3, "sites": []}], "rules": {}}, ("unmapped[0].name", "string")),
+    ({"files": {}, "unmapped": [], "rules": {"r": {"matches": "2"}}}, ('rules["r"].matches', "whole number")),
+    ({"snapshot": {"source": "s", "rules": {"r": [1]}}}, ('snapshot.rules["r"]', "whole number")),
+    ({"snapshot": {"source": "s", "validation": {"x.mu": "yes"}}}, ('snapshot.validation["x.mu"]',)),
+], ids=["file entry", "unmapped name", "rule matches", "snapshot rules", "snapshot validation"])
+def test_baseline_report_with_wrong_types_is_one_line(tmp_path: Path, doc: dict, needles: tuple[str, ...]) -> None:
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps(doc))
+    result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline-report", str(report),
+                      "--out", str(tmp_path / "check"))
+    assert_one_clear_line(result, 2, "r.json", *needles)
+    assert not (tmp_path / "check" / "new").exists(), "the bad report is refused before porting NEW"
+
+
+# 9: a rule that backtracks catastrophically fails its file, naming rule and file, within a bound.
+
+SLOW_PACK = "pack: slow\nrules:\n  - id: backtracks\n    why: w\n    pattern: '(a+)+$'\n    replace: b\n"
+
+
+def test_backtracking_rule_is_bounded_per_file(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "static int x = " + "a" * 40 + "!1;\n")
+    (tmp_path / "slow.yaml").write_text(SLOW_PACK)
+    before = (fingerprint(src), fingerprint(out / TREE))
+    env = dict(os.environ, MUSAPORT_FILE_SECONDS="2")
+    start = time.monotonic()
+    result = port(src, out, "--rules", str(tmp_path / "slow.yaml"), timeout=120, env=env)
+    assert time.monotonic() - start < 60
+    refused(result, src, out, before, 1, f"{CUDA}/AbsKernel.cu", "rule 'backtracks'", "slow.yaml:3",
+            "over 2 s")
+
+
+# 20: SIGTERM is handled as Ctrl-C is: the staging folder goes, one line, exit 143.
+
+def test_sigterm_cleans_up_and_says_so(pytorch_260: Path, tmp_path: Path) -> None:
+    import signal
+
+    out = tmp_path / "out"
+    run = subprocess.Popen(["musaport", "run", "--pytorch-src", str(pytorch_260), "--out", str(out), "-q", "-j", "2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list((out / ".musaport").glob("staging-*")) and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+    assert run.poll() is None, "the run ended before it could be stopped"
+    run.send_signal(signal.SIGTERM)
+    stdout, stderr = run.communicate(timeout=60)
+    result = subprocess.CompletedProcess(run.args, run.returncode, stdout, stderr)
+    assert_one_clear_line(result, 143, "terminated (SIGTERM)", "left as it was")
+    assert not list((out / ".musaport").glob("staging-*")), "the staging folder was left behind"
+    assert not (out / TREE).exists()
+
+
+def test_configured_value_that_is_not_a_cmake_value_is_one_line(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, out = world
+    layout = layout_file(tmp_path, f"  - {{path: {CUDA}}}\n",
+                         "configured:\n  - template: x.h.in\n    why: w\n    values:\n      A: [1, 2]\n")
+    before = (fingerprint(src), fingerprint(out / TREE))
+    refused(port(src, out, "--layout", str(layout)), src, out, before, 2, "layout.yaml:5", "'A'", "CMake value")

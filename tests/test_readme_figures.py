@@ -1,0 +1,157 @@
+"""Every figure the README quotes from a command's output, rerun and compared.
+
+A README block that shows what a command prints is preceded by a marker,
+``<!-- figures: NAME -->``; NAME is a row of ``COMMANDS`` below, which reruns
+that command on the real PyTorch trees (the session's ports and bump check,
+shared with the other tests).  The block's words are aligned with the
+command's output (wrapping, table borders and elided ``...`` lines do not
+matter), and every word of the block that holds a figure (a number, a hash)
+must be in the output as it is.  A failure names the README line, the figure
+quoted and the figure measured, so a rule change that moves a count says
+exactly which figure to update.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from conftest import PORT_OUTPUT, ROOT, musaport
+
+README = ROOT / "README.md"
+MARKER = re.compile(r"^<!-- figures: ([\w.-]+) -->$")
+FIGURE = re.compile(r"\d")
+BOX = re.compile(r"[\u2500-\u257f]")  # the table borders rich draws
+
+
+@dataclass(frozen=True)
+class Block:
+    """One marked README block: its name, the line it starts on, its lines."""
+
+    name: str
+    line: int
+    lines: tuple[str, ...]
+
+
+def marked_blocks(text: str) -> list[Block]:
+    """Each marker with the fenced block (or the paragraph) that follows it."""
+    lines = text.splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        m = MARKER.match(line.strip())
+        if not m:
+            continue
+        start = i + 1
+        if lines[start].startswith("```"):
+            end = next(j for j in range(start + 1, len(lines)) if lines[j].startswith("```"))
+            blocks.append(Block(m.group(1), start + 2, tuple(lines[start + 1 : end])))
+        else:
+            end = next((j for j in range(start, len(lines)) if not lines[j].strip()), len(lines))
+            blocks.append(Block(m.group(1), start + 1, tuple(lines[start:end])))
+    return blocks
+
+
+def words(text: str) -> list[str]:
+    return BOX.sub(" ", text).split()
+
+
+def drift(block: Block, output: str, command: str) -> list[str]:
+    """The figures of ``block`` that ``output`` does not give, each with its README line."""
+    quoted = [(w, block.line + n) for n, line in enumerate(block.lines) if not line.startswith("$ ")
+              for w in words(line) if w not in ("...", "…")]
+    measured = words(output)
+    problems = []
+    matcher = difflib.SequenceMatcher(None, [w for w, _ in quoted], measured, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete") and any(FIGURE.search(w) for w, _ in quoted[i1:i2]):
+            was = " ".join(w for w, _ in quoted[i1:i2] if FIGURE.search(w))
+            near = measured[j1:j2]
+            now = (" ".join(w for w in near if FIGURE.search(w)) or " ".join(near)) if tag == "replace" \
+                else "(nothing there)"
+            problems.append(f"README.md:{quoted[i1][1]}: quotes {was!r}; `{command}` gives {now!r}")
+    return problems
+
+
+@dataclass(frozen=True)
+class Trees:
+    """What the commands run on, and the paths the README writes instead of them."""
+
+    new: Path  # PyTorch 2.6.0
+    old: Path  # PyTorch 1.13.1
+    out: Path  # the session's port of 2.6.0
+    check: subprocess.CompletedProcess[str]  # the session's check of the bump
+
+    def as_readme(self, text: str) -> str:
+        """The output with the README's paths: ./pytorch, build/, pytorch-old and pytorch-new."""
+        for path, name in ((self.out, "build"), (self.new, "pytorch"), (ROOT, "")):
+            text = text.replace(f"{path}/", f"{name}/" if name else "").replace(str(path), name)
+        return text
+
+
+def _cli(*args: str) -> Callable[[Trees], str]:
+    def run(t: Trees) -> str:
+        argv = [a.format(new=t.new, out=t.out) for a in args]
+        result = musaport(*argv)
+        assert result.returncode in (0, 1), result.stderr
+        return t.as_readme(result.stdout)
+    return run
+
+
+def _check(t: Trees) -> str:
+    text = t.check.stdout.replace(str(t.old), "pytorch-old").replace(str(t.new), "pytorch-new")
+    return t.as_readme(text)
+
+
+def _port_counts(t: Trees) -> str:
+    """The sentence under the run's summary: files in all and how many of them are .mu."""
+    import json
+
+    report = json.loads((t.out / "porting_report.json").read_text())
+    mu = sum(1 for f in report["files"].values() if f["out"].endswith(".mu"))
+    return f"That is PyTorch 2.6.0: {report['summary']['total']} files, {mu} of them `.mu`"
+
+
+# name -> (the command as the README shows it, how to rerun it)
+COMMANDS: dict[str, tuple[str, Callable[[Trees], str]]] = {
+    "run-260": ("musaport run --pytorch-src ./pytorch --out build/", lambda t: t.as_readme(PORT_OUTPUT[t.out])),
+    "run-260-counts": ("porting_report.json of that run", _port_counts),
+    "rules-explain": ("musaport rules explain device-type-cuda", _cli("rules", "explain", "device-type-cuda")),
+    "diff-abs": ("musaport diff abs --pytorch-src ./pytorch --out build/",
+                 _cli("diff", "abs", "--pytorch-src", "{new}", "--out", "{out}", "--no-color")),
+    "diff-tril-stat": ("musaport diff tril --pytorch-src ./pytorch --stat",
+                       _cli("diff", "tril", "--pytorch-src", "{new}", "--out", "{out}", "--stat")),
+    "whereis-faq": ("musaport whereis _ZN2at4musa3cub28exclusive_sum_in_common_typeIiiEEvPKT_PT0_l --out build/",
+                    _cli("whereis", "_ZN2at4musa3cub28exclusive_sum_in_common_typeIiiEEvPKT_PT0_l", "--out", "{out}")),
+    "check-bump": ("musaport check --pytorch-src ./pytorch-new --baseline ./pytorch-old", _check),
+}
+
+
+def test_every_marker_names_a_command_and_every_command_is_quoted() -> None:
+    names = [b.name for b in marked_blocks(README.read_text())]
+    assert sorted(names) == sorted(COMMANDS), "a README marker without a command here, or a command never quoted"
+
+
+def test_drift_names_the_figure_and_the_line() -> None:
+    block = Block("x", 10, ("$ cmd", "│ 983 │ 629 │", "...", "findings to review: 567; warnings: 0"))
+    output = "┃ files ┃\n│   984 │    629 │\nunmapped: 3\nfindings to review: 613; warnings: 0\n"
+    assert drift(block, output, "cmd") == ["README.md:11: quotes '983'; `cmd` gives '984'",
+                                           "README.md:13: quotes '567;'; `cmd` gives '613;'"]
+    assert drift(block, output.replace("984", "983").replace("613", "567"), "cmd") == []
+
+
+@pytest.fixture(scope="module")
+def trees(pytorch_260: Path, pytorch_1131: Path, ported_260: Path, bump_check) -> Trees:
+    return Trees(pytorch_260, pytorch_1131, ported_260, bump_check[1])
+
+
+@pytest.mark.parametrize("block", marked_blocks(README.read_text()), ids=lambda b: b.name)
+def test_readme_figure_matches_its_command(block: Block, trees: Trees) -> None:
+    command, measure = COMMANDS[block.name]
+    problems = drift(block, measure(trees), command)
+    assert not problems, "the README's figures drifted (update them):\n" + "\n".join(problems)
