@@ -15,6 +15,7 @@ and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go).
 import importlib.util
 import json
 import os
+import re
 
 
 def _load_device():
@@ -49,6 +50,9 @@ def pytest_runtest_logreport(report):
     if outcome:
         first = ""
         if outcome in ("failed", "errors"):
-            text = str(report.longrepr or "").strip().splitlines()
-            first = next((ln for ln in reversed(text) if ln.strip()), "")[:300]
+            text = [ln.strip() for ln in str(report.longrepr or "").strip().splitlines() if ln.strip()]
+            # the exception line, not PyTorch's trailing repro hints
+            raised = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception|Failure)\b", ln)]
+            plain = [ln for ln in text if "PYTORCH_PRINT_REPRO" not in ln and not ln.startswith("To execute this")]
+            first = (raised or plain or [""])[-1][:300]
         _stream.write(json.dumps({"test": report.nodeid, "outcome": outcome, "first": first}) + "\n")
