@@ -516,7 +516,7 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch.
 
-    Give exactly one of --compile, --run or --backend. PATTERNS select ported files to compile
+    Give exactly one of --compile, --run, --backend or --opinfo. PATTERNS select ported files to compile
     (--compile; default: *.mu) or fixture kernels to run (--run; default: all of them).
     """
     from musaport.validate.modes import Invocation, choose, renamed

@@ -27,7 +27,7 @@ from typing import Iterable
 from musaport import children
 
 COMMANDS: tuple[str, ...] = ("run", "diff", "whereis", "validate --compile", "validate --run", "check",
-                             "check --validate", "parse", "rules", "validate --backend")
+                             "check --validate", "parse", "rules", "validate --backend", "validate --opinfo")
 ALL = COMMANDS
 APT = "apt-get install -y "
 PIP = "python3 -m pip install "
@@ -88,9 +88,9 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     # The ziglang wheel's clang (the dev extra installs it), or the one MUSAPORT_CLANG names; it reads
     # the system's C++ headers, which come with g++.
     Requirement("clang", "clang", ("validate --compile", "check --validate"), PIP + "ziglang"),
-    Requirement("g++", "tool", ("validate --compile", "check --validate", "validate --run", "validate --backend"),
-                APT + "g++"),
-    Requirement("readelf", "tool", ("validate --run", "validate --backend"), APT + "binutils"),
+    Requirement("g++", "tool", ("validate --compile", "check --validate", "validate --run", "validate --backend",
+                                "validate --opinfo"), APT + "g++"),
+    Requirement("readelf", "tool", ("validate --run", "validate --backend", "validate --opinfo"), APT + "binutils"),
     Requirement("c++filt", "tool", ("whereis",), APT + "binutils"),
     Requirement("cmake", "tool", ("whereis",), PIP + "cmake", optional=True),
     Requirement("libtorch", "library", ("validate --backend",),

@@ -151,13 +151,14 @@ def test_pack_lists_its_choices() -> None:
 
 
 def test_validate_samples_are_not_run_ops() -> None:
-    """run --ops selects operators to register; validate --backend selects samples with --samples, and the
-    old spelling says so in one line."""
+    """run --ops selects operators to register; validate --backend selects samples with --samples, and
+    --ops (the OpInfo entries of --opinfo) given to --backend says so in one line."""
     help_text = _musaport("validate", "--help").stdout
-    assert "--samples" in help_text and "--ops" not in help_text
+    assert "--samples" in help_text and "--opinfo: the OpInfo entries" in help_text
     old = _musaport("validate", "--backend", "--ops", "abs", "--out", "nowhere")
     assert old.returncode == 2
-    assert "musaport: error: validate --ops is now --samples" in old.stderr
+    assert ("musaport: error: --ops, --pytorch-tests and --test-timeout go with --opinfo "
+            "(--backend picks its samples with --samples)") in old.stderr
 
 
 def test_every_command_that_shows_progress_takes_q() -> None:
@@ -167,7 +168,7 @@ def test_every_command_that_shows_progress_takes_q() -> None:
 
 def test_validate_help_gives_the_default_pattern_and_the_required_mode() -> None:
     text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout)
-    assert "exactly one of --compile, --run or --backend" in text
+    assert "exactly one of --compile, --run, --backend or --opinfo" in text
     assert "default: *.mu" in text
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from musaport.errors import EXIT_FAILED, EXIT_OK, LoadError
+from musaport.errors import EXIT_FAILED, EXIT_OK, LoadError, ToolError
 from musaport.outdir import OutDir
 
 
@@ -93,10 +93,11 @@ class Mode:
 
     def misuse(self, given: dict[str, Any], patterns: tuple[str, ...], chosen: "Mode") -> str:
         """Why these options cannot go with the ``chosen`` mode ('' when they can)."""
-        if chosen is not self and any(given.get(o) for o in self.owns):
+        if chosen is not self and any(given.get(o) and o not in chosen.owns for o in self.owns):
             flags = [f"--{o.replace('_', '-')}" for o in self.owns]
             verb = "goes" if len(flags) == 1 else "go"
-            return f"{' and '.join(flags)} {verb} with {self.flag}" + (f" ({self.owns_why})" if self.owns_why else "")
+            named = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
+            return f"{named} {verb} with {self.flag}" + (f" ({self.owns_why})" if self.owns_why else "")
         if chosen is self and patterns and not self.takes_patterns:
             return f"{self.flag} takes no file patterns" + (f" ({self.no_patterns_why})" if self.no_patterns_why else "")
         return ""
@@ -162,9 +163,6 @@ class BackendMode(Mode):
     options = (
         Option(("--samples", "samples"), "--backend: the samples to run, by name (default: every sample in "
                "rules/backend/ops.yaml).", kind="text", multiple=True, metavar="NAME[,NAME...]"),
-        # run's --ops picks operators to register; here it picked samples, so it was renamed.
-        Option(("--ops", "old_ops"), "", kind="text", multiple=True, hidden=True,
-               renamed_to="--samples (it picks backend samples; run's --ops picks operators to register)"),
         Option(("--libtorch",), "--backend: use this torch package (its folder, with include/ and lib/) instead of "
                "fetching the wheel of the tree's release into the user cache.", kind="folder"),
     )
@@ -194,7 +192,86 @@ class BackendMode(Mode):
                       f"{version} (build {figures['seconds']} s); report: {report}", report)
 
 
-MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode())
+class OpinfoMode(Mode):
+    """PyTorch's OpInfo samples (and with --pytorch-tests its device-generic test files) on the port loaded
+    into the release's torch as the ``musa`` device; the work is in ``opinfo_run``.
+
+    Exit code: 0 when everything that ran passed (every entry that ran, in every dtype it ran; every test
+    file ran with no failure, error or timeout), 1 otherwise and when nothing ran."""
+
+    name = "opinfo"
+    help = ("Load the port into the release's torch as the 'musa' device and run PyTorch's OpInfo samples on it "
+            "against the CPU (test_compare_cpu's comparison).")
+    options = (
+        Option(("--ops", "ops"), "--opinfo: the OpInfo entries to run (default: every entry whose operators the "
+               "port registers).", kind="text", multiple=True, metavar="OP[,OP...]"),
+        Option(("--pytorch-tests",), "--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) "
+               "on the device."),
+        Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds "
+               "(default: 1200).", kind="text", metavar="SECONDS"),
+    )
+    owns = ("ops", "pytorch_tests", "test_timeout")
+    owns_why = "--backend picks its samples with --samples"
+    takes_patterns = False
+    no_patterns_why = "select OpInfo entries with --ops"
+
+    def run(self, request: Invocation) -> Result:
+        from musaport.validate.opinfo_tests import FILE_TIMEOUT
+
+        out, o = request.out, request.options
+        timeout = _seconds(o.get("test_timeout"), FILE_TIMEOUT)
+        if o.get("test_timeout") and not o.get("pytorch_tests"):
+            raise LoadError("--test-timeout goes with --pytorch-tests")
+        out.require_port()
+
+        from rich.console import Console
+
+        from musaport.validate import libtorch as lt
+        from musaport.validate import torchenv
+        from musaport.validate.device import build_device
+        from musaport.validate.opinfo_render import progress_display, summary
+        from musaport.validate.opinfo_run import from_device_build, validate_opinfo
+        from musaport.validate.opinfo_verdict import RUN
+
+        names = tuple(n.strip() for item in o.get("ops") or () for n in item.split(",") if n.strip())
+        release = lt.release(Path(out.porting_report()["source"]))
+        try:
+            env = torchenv.fetch(release, log=request.log)
+        except torchenv.FetchError as exc:
+            raise ToolError(str(exc)) from None
+        command = ("musaport validate --opinfo --out OUT" + (f" --ops {','.join(names)}" if names else "")
+                   + (" --pytorch-tests" if o.get("pytorch_tests") else ""))
+        err = Console(stderr=True)
+        with progress_display(err, request.log) as progress:
+            outcome = validate_opinfo(
+                out, env.python, lambda ops: from_device_build(build_device(out, ops, request.jobs, request.log)),
+                names, request.jobs, bool(o.get("pytorch_tests")), file_timeout=timeout, progress=progress,
+                log=request.log, command=command)
+        summary(outcome.doc, request.console or Console())
+        s, files = outcome.doc["summary"], outcome.doc["test_files"]
+        ok_files = sum(1 for f in files.values() if f.get("ran", True) and not f.get("failed")
+                       and not f.get("errors") and not f.get("timeout"))
+        passed, total = s["pass"] + ok_files, sum(s[k] for k in RUN) + len(files)
+        line = (f"{s['pass']} of {s['ran']} OpInfo entries that ran pass on musa with torch {outcome.doc['torch_version']}"
+                + (f"; test files without a failure: {ok_files} of {len(files)}" if files else "")
+                + f"; report: {outcome.md_path}")
+        # The same rule as opinfo_verdict.exit_code: every entry that ran passed, every file ran clean.
+        return Result(passed, total, line, outcome.json_path, empty_fails=True)
+
+
+def _seconds(text: Any, default: float) -> float:
+    if text in (None, ""):
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value < 1:
+        raise LoadError(f"--test-timeout: {text!r} is not a number of seconds (at least 1)")
+    return value
+
+
+MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode())
 
 
 def renamed(options: dict[str, Any]) -> list[tuple[str, str]]:

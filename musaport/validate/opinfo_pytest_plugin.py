@@ -1,0 +1,58 @@
+"""A pytest plugin for PyTorch's own test files on the ported device: run by path, never imported by musaport.
+
+``validate --opinfo --pytorch-tests`` copies it into its work folder and
+starts ``python -m pytest -p musaport_device_plugin`` in the torch
+environment (where musaport is not installed). Imported before any test
+module, it registers the device, so ``common_device_type`` finds
+``PrivateUse1TestBase`` available when the test module instantiates its
+device-generic tests. It also writes one line per test outcome, so a file
+stopped at its timeout still has counts.
+
+Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
+and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go).
+"""
+
+import importlib.util
+import json
+import os
+import re
+
+
+def _load_device():
+    loader = os.environ.get("MUSAPORT_DEVICE_LOADER")
+    if not loader:
+        return
+    spec = importlib.util.spec_from_file_location("musaport_device_loader", loader)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.load(os.environ.get("MUSAPORT_DEVICE_LIBRARY"))
+
+
+_load_device()  # at plugin import: before pytest imports any test module
+_OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
+_stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
+
+
+def pytest_runtest_logreport(report):
+    """passed/failed on the call; skipped in any phase (xfail too, as junit counts it); errors in setup or
+    teardown: the counts a junit xml gives, kept line by line."""
+    if _stream is None:
+        return
+    outcome = None
+    if report.when == "call":
+        outcome = "skipped" if report.skipped else "failed" if report.failed else "passed"
+        if hasattr(report, "wasxfail"):
+            outcome = "skipped" if report.skipped else "failed"
+    elif report.skipped:
+        outcome = "skipped"
+    elif report.failed:
+        outcome = "errors"
+    if outcome:
+        first = ""
+        if outcome in ("failed", "errors"):
+            text = [ln.strip() for ln in str(report.longrepr or "").strip().splitlines() if ln.strip()]
+            # the exception line, not PyTorch's trailing repro hints
+            raised = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception|Failure)\b", ln)]
+            plain = [ln for ln in text if "PYTORCH_PRINT_REPRO" not in ln and not ln.startswith("To execute this")]
+            first = (raised or plain or [""])[-1][:300]
+        _stream.write(json.dumps({"test": report.nodeid, "outcome": outcome, "first": first}) + "\n")

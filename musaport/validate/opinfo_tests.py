@@ -1,0 +1,180 @@
+"""``validate --opinfo --pytorch-tests``: PyTorch's own device-generic test files on the ported device.
+
+Each file of the tree's ``test/`` folder runs through pytest in the torch
+environment, one file at a time, under ``nice``, with
+``PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1``: the device-generic tests are
+instantiated for ``PrivateUse1TestBase`` only. The device is registered by
+a plugin of ours (``opinfo_pytest_plugin.py``) that pytest imports with
+``-p`` before any test module. The tree's own ``conftest.py`` and
+``pytest.ini`` are not used (they need PyTorch's CI plugins); ours keeps
+their options that change outcomes (native tracebacks, ``--capture=sys``, no
+assertion rewriting). Nothing is written into the tree (no cache, no
+bytecode). A file that runs past its timeout is killed and reported with the
+counts it reached and ``"timeout": true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from musaport import children
+from musaport.validate.opinfo import Device
+
+PLUGIN = Path(__file__).with_name("opinfo_pytest_plugin.py")
+PLUGIN_MODULE = "musaport_device_plugin"
+TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "test_reductions.py",
+              "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",
+              "test_view_ops.py")
+FILE_TIMEOUT = 1200.0
+PYTEST_INI = """[pytest]
+addopts = --tb=native --capture=sys -p no:warnings -p no:cacheprovider --assert=plain
+xfail_strict = True
+markers =
+    serial: marks tests as needs to be run serially
+"""
+COUNTS = ("passed", "failed", "skipped", "errors")
+
+
+@dataclass(frozen=True)
+class FileResult:
+    name: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    timeout: bool = False
+    ran: bool = True  # False: pytest did not get to run the file (it does not exist, it cannot import)
+    note: str = ""
+    first_failures: tuple[str, ...] = ()
+
+    def as_json(self) -> dict:
+        doc = {k: getattr(self, k) for k in COUNTS}
+        doc.update(seconds=self.seconds, timeout=self.timeout, ran=self.ran)
+        if self.note:
+            doc["note"] = self.note
+        if self.first_failures:
+            doc["first_failures"] = list(self.first_failures)
+        return doc
+
+
+def device_filter(device: Device) -> str:
+    """What PYTORCH_TESTING_DEVICE_ONLY_FOR names: a backend registered as PrivateUse1 is 'privateuse1'."""
+    return device.name if device.name in ("cpu", "cuda", "meta", "mps", "xpu") else "privateuse1"
+
+
+def junit_counts(path: Path) -> dict[str, int] | None:
+    """passed/failed/skipped/errors of a junit xml (None when it is missing or unreadable)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    total = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+    for s in suites:
+        for k in total:
+            total[k] += int(s.get(k, 0) or 0)
+    passed = total["tests"] - total["failures"] - total["skipped"] - total["errors"]
+    return {"passed": max(0, passed), "failed": total["failures"], "skipped": total["skipped"],
+            "errors": total["errors"]}
+
+
+def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
+    """The counts of the plugin's outcome lines (a killed file's partial counts) and the first failures."""
+    counts = dict.fromkeys(COUNTS, 0)
+    first: list[str] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return counts, first
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # the last line of a killed run may be cut
+        if row.get("outcome") in counts:
+            counts[row["outcome"]] += 1
+            if row["outcome"] in ("failed", "errors") and len(first) < 5:
+                first.append(f"{row['test']}: {row.get('first', '')}")
+    return counts, first
+
+
+def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
+                   timeout: float = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
+                   log=print) -> list[FileResult]:
+    """Run each test file; per file its counts (junit xml when pytest finished, else the outcome lines)."""
+    work.mkdir(parents=True, exist_ok=True)
+    plugin_dir = work / "plugin"
+    plugin_dir.mkdir(exist_ok=True)
+    shutil.copyfile(PLUGIN, plugin_dir / f"{PLUGIN_MODULE}.py")
+    (work / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
+    results = []
+    for i, name in enumerate(files):
+        if progress:
+            progress(i, len(files), f"{name}: running")
+        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log)
+        results.append(result)
+        if progress:
+            progress(i + 1, len(files), f"{name}: {result.passed} passed, {result.failed} failed"
+                     + (" (timeout)" if result.timeout else ""))
+    return results
+
+
+def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float, log) -> FileResult:
+    name = path.name
+    if not path.is_file():
+        return FileResult(name, ran=False, note=f"{path} does not exist")
+    stem = path.stem
+    xml, outcomes, output = work / f"{stem}.xml", work / f"{stem}.outcomes.jsonl", work / f"{stem}.log"
+    for p in (xml, outcomes):
+        p.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTORCH_TESTING", "PYTEST_"))}
+    env.update(PYTORCH_TESTING_DEVICE_ONLY_FOR=device_filter(device), PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=str(plugin_dir), MUSAPORT_TEST_OUTCOMES=str(outcomes), OMP_NUM_THREADS="1")
+    if device.loader is not None:
+        env["MUSAPORT_DEVICE_LOADER"] = str(device.loader)
+    if device.library is not None:
+        env["MUSAPORT_DEVICE_LIBRARY"] = str(device.library)
+    cmd = ["nice", "-n", "10", str(device.python), "-B", "-m", "pytest", str(path), "-c", str(work / "pytest.ini"),
+           "--rootdir", str(work), "--noconftest", "-p", PLUGIN_MODULE, f"--junitxml={xml}", "-q"]
+    log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)")
+    started = time.monotonic()
+    timed_out = False
+    with open(output, "w", encoding="utf-8") as sink:
+        proc = children.popen(cmd, cwd=work, stdout=sink, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            code = proc.wait()
+    seconds = round(time.monotonic() - started, 1)
+    partial, first = outcome_counts(outcomes)
+    counts = None if timed_out else junit_counts(xml)
+    note = ""
+    if timed_out:
+        note = f"stopped at the {timeout:.0f} s timeout: the counts are what ran until then"
+    elif counts is None:
+        note = f"pytest exited {code} without a junit xml: {_last_line(output)}"
+    elif code not in (0, 1):
+        note = f"pytest exited {code}: {_last_line(output)}"
+    ran = counts is not None or any(partial.values())
+    return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran, note=note,
+                      first_failures=tuple(first))
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [ln.strip() for ln in path.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else "no output"

@@ -1,0 +1,270 @@
+"""validate --opinfo without torch: verdicts, selection, tracing to the port, report shape, test-file counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from musaport.errors import LoadError
+from musaport.outdir import OutDir
+from musaport.validate.opinfo import Entry, PortedOp, operators_of, packet, registered_ops, select
+from musaport.validate.opinfo_report import causes, render_markdown, report_doc
+from musaport.validate.opinfo_tests import device_filter, junit_counts, outcome_counts
+from musaport.validate.opinfo import Device
+from musaport.validate.opinfo_verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
+
+MISSING = ("NotImplementedError: Could not run 'aten::abs.out' with arguments from the 'PrivateUse1' backend. "
+           "This could be because the operator doesn't exist for this backend")
+
+
+def d(dtype: str, status: str, reason: str = "", **kw) -> DtypeResult:
+    return DtypeResult(dtype, status, reason=reason, **kw)
+
+
+def test_an_op_passes_only_when_every_dtype_it_ran_passes() -> None:
+    assert op_status([d("float32", "pass"), d("float64", "pass"), d("bool", "skip", "upstream skips")]) == "pass"
+    assert op_status([d("float32", "pass"), d("float16", "fail", "x")]) == "fail"
+    assert op_status([d("float32", "fail"), d("float16", "error"), d("int8", "pass")]) == "error"
+    assert op_status([d("float32", "error"), d("float16", "crash")]) == "crash"
+    assert op_status([d("float32", "skip"), d("float16", "skip")]) == "skip"
+    assert op_status([]) == "skip"
+
+
+def test_the_reason_is_the_first_dtype_of_the_worst_status() -> None:
+    r = OpResult("mul", (d("float32", "pass"), d("complex64", "fail", "sample 3: values"),
+                         d("float16", "fail", "sample 9: other")))
+    assert (r.status, r.reason) == ("fail", "complex64: sample 3: values")
+    none_ran = OpResult("copy_", (), note="no OpInfo entry is named 'copy_' in op_db")
+    assert (none_ran.status, none_ran.reason) == ("skip", "no OpInfo entry is named 'copy_' in op_db")
+
+
+def test_a_child_answer_with_an_unknown_status_is_an_error_not_a_pass() -> None:
+    r = from_child({"dtype": "float32", "status": "ok", "samples": 3})
+    assert r.status == "error" and "unknown status 'ok'" in r.reason
+    good = from_child({"dtype": "float32", "status": "pass", "samples": 35, "failed": 0, "ops": ["aten::abs"]})
+    assert (good.status, good.samples, good.ops) == ("pass", 35, ("aten::abs",))
+    with pytest.raises(ValueError):
+        DtypeResult("float32", "passed")
+
+
+def test_exit_code_is_zero_only_when_everything_that_ran_passed() -> None:
+    ok = [OpResult("abs", (d("float32", "pass"),)), OpResult("empty", (d("float32", "skip", "upstream"),))]
+    assert exit_code(ok) == 0
+    assert exit_code(ok + [OpResult("neg", (d("float32", "crash", "worker died: SIGSEGV"),))]) == 1
+    assert exit_code([OpResult("empty", (d("float32", "skip"),))]) == 1  # nothing ran: proves nothing
+    files_ok = {"test_ops.py": {"passed": 3, "failed": 0, "skipped": 1, "errors": 0, "timeout": False}}
+    assert exit_code(ok, files_ok) == 0
+    assert exit_code(ok, {"test_ops.py": {**files_ok["test_ops.py"], "failed": 1}}) == 1
+    assert exit_code(ok, {"test_ops.py": {**files_ok["test_ops.py"], "timeout": True}}) == 1
+    assert exit_code(ok, {"test_x.py": {"passed": 0, "failed": 0, "skipped": 0, "errors": 0, "ran": False}}) == 1
+
+
+def test_error_kinds_group_what_differs_only_in_numbers() -> None:
+    assert error_kind("sample 3: " + MISSING) == "not registered: aten::abs.out on PrivateUse1"
+    assert error_kind("float32: sample 12: Tensor-likes are not close!; Mismatched elements: 3 / 20") == \
+        "values differ from the CPU beyond atol=rtol=1e-3"
+    assert error_kind("sample 1: RuntimeError: size 3 vs 4") == error_kind("sample 7: RuntimeError: size 5 vs 9")
+    assert error_kind("worker died: SIGSEGV; last line") == "worker died: SIGSEGV"
+
+
+ENTRIES = [
+    Entry("abs", "abs", "abs", ("float32", "float64"), ("aten::abs",)),
+    Entry("fill", "fill", "fill", ("float32",), ("aten::fill.Scalar",)),
+    Entry("nn.functional.conv2d", "nn.functional.conv2d", "conv2d", ("float32",), ("aten::convolution",)),
+    Entry("max.reduction_with_dim", "max", "max", ("float32",), ("aten::max.dim",)),
+    Entry("jiterator_unary", "jiterator_unary", "", ("float32",), (), trace_error="AssertionError: no GPU"),
+]
+REGISTERED = {
+    "abs.out": PortedOp("abs.out", "stub", "abs_out", ("aten/src/ATen/native/cuda/AbsKernel.cu",)),
+    "fill_.Scalar": PortedOp("fill_.Scalar", "stub", "fill_", ("aten/src/ATen/native/cuda/Fill.cu",)),
+    "max.dim_max": PortedOp("max.dim_max", "structured", "max_out", ("aten/src/ATen/native/cuda/ReduceMax.cu",)),
+}
+
+
+def test_without_ops_every_entry_whose_traced_operators_the_port_registers_runs() -> None:
+    chosen = select(ENTRIES, REGISTERED)
+    # abs reaches abs.out (same packet), max.dim reaches max.dim_max; fill_ is not fill; conv2d is not ported
+    assert [e.key for e in chosen.entries] == ["abs", "max.reduction_with_dim"]
+
+
+def test_ops_select_entries_by_name_and_say_which_names_no_entry_answers() -> None:
+    chosen = select(ENTRIES, REGISTERED, ("fill_", "abs", "copy_", "max"))
+    assert [e.key for e in chosen.entries] == ["abs", "fill", "max.reduction_with_dim"]
+    assert chosen.unmatched == ("copy_",)
+
+
+def test_aten_names_map_to_the_registered_overload_else_the_whole_packet() -> None:
+    reg = {**REGISTERED, "add.Tensor": PortedOp("add.Tensor", "structured", "add", ()),
+           "add.out": PortedOp("add.out", "structured", "add_out", ())}
+    assert [o.name for o in operators_of(["aten::add.Tensor"], reg)] == ["add.Tensor"]
+    assert [o.name for o in operators_of(["aten::add.Scalar"], reg)] == ["add.Tensor", "add.out"]
+    assert [o.name for o in operators_of(["aten::abs"], reg)] == ["abs.out"]
+    assert packet("aten::sum.dim_IntList") == "sum"
+
+
+def test_registered_ops_read_musa_functions_yaml_with_the_build_status(tmp_path: Path) -> None:
+    tree = tmp_path / "generated_cuda_compatible"
+    tree.mkdir()
+    (tree / "musa_functions.yaml").write_text(
+        'backend: PrivateUse1\nregistered:\n  - name: "abs.out"\n    kind: stub\n    kernel: "abs_out"\n'
+        '    files: ["aten/src/ATen/native/cuda/AbsKernel.cu"]\n', encoding="utf-8")
+    ops = registered_ops(OutDir(tmp_path), {"abs.out": (False, "AbsKernel.mu:12: error: no member")})
+    assert ops["abs.out"].files == ("aten/src/ATen/native/cuda/AbsKernel.cu",)
+    assert (ops["abs.out"].built, ops["abs.out"].error) == (False, "AbsKernel.mu:12: error: no member")
+    (tree / "musa_functions.yaml").write_text("registered:\n  - name: [unclosed\n", encoding="utf-8")
+    with pytest.raises(LoadError, match=r"musa_functions.yaml:\d+: not valid YAML"):
+        registered_ops(OutDir(tmp_path))
+
+
+def test_registered_ops_without_a_port_name_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="musaport run --out"):
+        registered_ops(OutDir(tmp_path))
+
+
+PORTING_REPORT = {"files": {
+    "aten/src/ATen/native/cuda/AbsKernel.cu": {"out": "aten/src/ATen/native/musa/AbsKernel.mu",
+                                               "rules": {"device-macros": 2, "launch-bounds": 1}},
+    "aten/src/ATen/native/cuda/ReduceMax.cu": {"out": "aten/src/ATen/native/musa/ReduceMax.mu",
+                                               "rules": {"cub-namespace": 4}},
+}}
+
+
+def _results() -> list[OpResult]:
+    return [
+        OpResult("abs", (d("float32", "error", "sample 1: " + MISSING, failing_op="aten::abs"),)),
+        OpResult("abs.alias", (d("float32", "error", "sample 4: " + MISSING, failing_op="aten::abs"),)),
+        OpResult("max.reduction_with_dim", (d("float32", "pass"), d("float16", "fail",
+                 "sample 2: Tensor-likes are not close!", ops=("aten::max.dim",)))),
+        OpResult("amax", (d("float16", "fail", "sample 9: Tensor-likes are not close!", ops=("aten::max.dim",)),)),
+        OpResult("neg", (d("float32", "pass"),)),
+    ]
+
+
+def test_failures_are_traced_to_ported_files_and_rules_and_grouped_by_cause() -> None:
+    found = causes(_results(), REGISTERED, PORTING_REPORT)
+    assert [(c.kind, c.entries) for c in found] == [
+        ("fail", ["max.reduction_with_dim", "amax"]),
+        ("not-registered", ["abs", "abs.alias"]),
+    ]
+    mismatch, missing = found
+    assert mismatch.files == ("aten/src/ATen/native/musa/ReduceMax.mu",)
+    assert mismatch.rules == {"cub-namespace": 4} and mismatch.kernels == ["max_out"]
+    assert mismatch.first_error.startswith("float16: sample 2: Tensor-likes")
+    assert missing.summary == "not registered: aten::abs.out on PrivateUse1"
+    assert missing.rules == {"device-macros": 2, "launch-bounds": 1}
+
+
+def test_a_build_error_is_the_cause_before_the_error_it_leads_to() -> None:
+    broken = {**REGISTERED, "abs.out": PortedOp("abs.out", "stub", "abs_out", REGISTERED["abs.out"].files,
+                                                False, "AbsKernel.mu:40: error: 'x' was not declared")}
+    found = causes(_results()[:2], broken, PORTING_REPORT)
+    assert [(c.kind, c.operators, len(c.entries)) for c in found] == [("build-error", ["abs.out"], 2)]
+    assert "AbsKernel.mu:40" in found[0].first_error
+
+
+def test_the_json_report_has_the_documented_shape() -> None:
+    results = _results()
+    doc = report_doc("2.6.0", "musa", results, causes(results, REGISTERED, PORTING_REPORT),
+                     {"test_ops.py": {"passed": 0, "failed": 0, "skipped": 0, "errors": 0}}, {"seconds": 1.0})
+    json.dumps(doc)  # serialisable
+    assert doc["torch_version"] == "2.6.0"
+    assert doc["ops"]["neg"] == {"status": "pass", "reason": "", "files": [], "operators": [],
+                                 "dtypes": {"float32": {"status": "pass", "samples": 0, "failed": 0}}}
+    assert doc["ops"]["max.reduction_with_dim"]["status"] == "fail"
+    assert doc["ops"]["max.reduction_with_dim"]["dtypes"]["float16"]["reason"].startswith("sample 2")
+    assert doc["test_files"]["test_ops.py"] == {"passed": 0, "failed": 0, "skipped": 0, "errors": 0}
+    assert doc["summary"] == {"entries": 5, "ran": 5, "skip": 0, "pass": 1, "fail": 2, "error": 2, "crash": 0}
+    md = render_markdown(doc, "musaport validate --opinfo --out OUT")
+    assert "## Failures by cause" in md and "| 1 | fail | 2: max.reduction_with_dim, amax |" in md
+    assert "1 of 5 OpInfo entries that ran pass" in md
+
+
+def test_junit_and_outcome_lines_give_the_same_counts(tmp_path: Path) -> None:
+    xml = tmp_path / "r.xml"
+    xml.write_text('<testsuites><testsuite name="pytest" errors="1" failures="2" skipped="3" tests="10">'
+                   "</testsuite></testsuites>", encoding="utf-8")
+    assert junit_counts(xml) == {"passed": 4, "failed": 2, "skipped": 3, "errors": 1}
+    assert junit_counts(tmp_path / "missing.xml") is None
+    lines = tmp_path / "o.jsonl"
+    rows = [("a", "passed"), ("b", "failed"), ("c", "skipped"), ("d", "errors"), ("e", "passed")]
+    lines.write_text("".join(json.dumps({"test": t, "outcome": o, "first": "boom"}) + "\n" for t, o in rows)
+                     + '{"test": "f", "outc', encoding="utf-8")  # a killed run's cut last line
+    counts, first = outcome_counts(lines)
+    assert counts == {"passed": 2, "failed": 1, "skipped": 1, "errors": 1}
+    assert first == ["b: boom", "d: boom"]
+
+
+def test_a_privateuse1_device_is_selected_as_privateuse1() -> None:
+    assert device_filter(Device(Path("python"), "musa")) == "privateuse1"
+    assert device_filter(Device(Path("python"), "cpu")) == "cpu"
+
+
+def test_a_build_error_citing_a_ported_line_names_the_rules_behind_that_line(tmp_path: Path) -> None:
+    from conftest import musaport
+
+    from musaport.resources import default_packs
+    from musaport.rewrite.packs import load_packs
+    from musaport.validate.opinfo_report import Cause, cited_line_rules
+
+    assert musaport("run", "--out", str(tmp_path), "-q").returncode == 0  # the bundled fixture tree
+    out = OutDir(tmp_path)
+    ported = (out.tree / "aten/src/ATen/native/musa/AbsKernel.mu").read_text(encoding="utf-8").splitlines()
+    kernel = next(i for i, ln in enumerate(ported, 1) if "void abs_kernel_musa(" in ln)
+    plain = next(i for i, ln in enumerate(ported, 1) if ln.strip() == "}")
+    rules = load_packs(default_packs())
+    cause = Cause("build-error", "x", ("aten/src/ATen/native/musa/AbsKernel.mu",),
+                  first_error=f"abs.out: build-error: native/musa/AbsKernel.mu:{kernel}:6: error: no matching call")
+    cited_line_rules(cause, out, out.source(), rules)
+    assert cause.line_rules == {f"aten/src/ATen/native/musa/AbsKernel.mu:{kernel}": ["pytorch-cuda-names"]}
+    untouched = Cause("build-error", "x", (), first_error=f"aten/src/ATen/native/musa/AbsKernel.mu:{plain}: error")
+    cited_line_rules(untouched, out, out.source(), rules)
+    assert untouched.line_rules == {f"aten/src/ATen/native/musa/AbsKernel.mu:{plain}": []}
+
+
+VIEW_AS_REAL = ("NotImplementedError: Could not run 'aten::view_as_real' with arguments from the 'musa' backend. "
+                "This could be because the operator doesn't exist for this backend")
+
+
+def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_their_entries_rerun() -> None:
+    from musaport.validate.opinfo import OpinfoRun
+    from musaport.validate.opinfo_run import lacking_operators
+
+    ported = {**REGISTERED, "view_as_real": PortedOp("view_as_real", "cuda-function", "view_as_real", ())}
+    run = OpinfoRun("2.6.0", (
+        OpResult("abs", (d("float32", "pass"), d("complex64", "error", "sample 1: " + VIEW_AS_REAL))),
+        OpResult("fill", (d("float32", "error", "sample 1: " + MISSING.replace("abs.out", "aten::nope")),)),
+    ), 694, 1.0, tuple(ENTRIES[:2]))
+    assert lacking_operators(run, ported, ["abs.out", "fill_.Scalar"]) == (["view_as_real"], (ENTRIES[0],))
+    assert lacking_operators(run, ported, ["abs.out", "view_as_real"]) == ([], ())  # built: no new round
+
+
+def test_an_operator_the_port_does_not_register_is_its_own_cause_without_files() -> None:
+    results = [OpResult("abs", (d("complex64", "error", "sample 1: " + VIEW_AS_REAL),))]
+    found = causes(results, REGISTERED, PORTING_REPORT)
+    assert [(c.kind, c.files, c.operators) for c in found] == [("not-registered", (), [])]
+    assert found[0].summary == ("not registered: aten::view_as_real on musa "
+                                "(the port registers no kernel for it)")
+    why = {"view_as_real": "unresolved: view_as_real is not defined in any scanned file"}
+    assert causes(results, REGISTERED, PORTING_REPORT, why)[0].summary == (
+        "not registered: aten::view_as_real on musa "
+        "(musa_functions.yaml: unresolved: view_as_real is not defined in any scanned file)")
+
+
+def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path) -> None:
+    from conftest import musaport
+
+    cases = [
+        (("--opinfo", "x.mu"), "--opinfo takes no file patterns (select OpInfo entries with --ops)"),
+        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests and --test-timeout go with --opinfo"),
+        (("--opinfo", "--libtorch", str(tmp_path)), "--samples and --libtorch go with --backend"),
+        (("--opinfo", "--test-timeout", "60"), "--test-timeout goes with --pytorch-tests"),
+        (("--opinfo", "--pytorch-tests", "--test-timeout", "soon"), "--test-timeout: 'soon' is not a number"),
+        (("--opinfo",), "no ported tree here; run 'musaport run --out"),
+    ]
+    for args, message in cases:
+        done = musaport("validate", *args, "--out", str(tmp_path / "out"))
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # refused before anything was written

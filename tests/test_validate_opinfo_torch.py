@@ -1,0 +1,108 @@
+"""validate --opinfo's runner with the release's own torch: the real child, the real op_db.
+
+The device here is ``cpu`` with a test loader that replaces CPU kernels, so
+the runner's isolation is exercised on real crashes and hangs: a kernel
+that aborts the process, one that never returns, one that answers wrong on
+its first call (the device's turn) and right on the next (the CPU's).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from musaport.validate.opinfo import Device, DeviceError, Job, inventory, run_jobs
+
+LOADER = '''
+import math, os, sys, time, torch
+_libs = []
+_calls = {"n": 0}
+
+
+def _in_job():
+    # only inside the runner's jobs: torch and op_db call these kernels while they import
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "run_job":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _sign(x):
+    out = torch.empty_like(x)
+    return torch.where(x > 0, out.fill_(1), torch.where(x < 0, out.fill_(-1), out.fill_(0)))
+
+
+def load(library_path):
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("neg", lambda x: os.abort() if _in_job() else 0 - x, "CPU")
+    lib.impl("exp", lambda x: time.sleep(3600) if _in_job() else torch.pow(math.e, x), "CPU")
+    def sign(x):
+        if not _in_job() or x.dtype != torch.float32:  # the double-precision check computes right
+            return _sign(x)
+        _calls["n"] += 1
+        return torch.empty_like(x).fill_(7) if _calls["n"] % 2 else _sign(x)  # the device's call: wrong
+    lib.impl("sign", sign, "CPU")
+    _libs.append(lib)
+'''
+
+
+def torch_python() -> Path:
+    """The torch environment's python: the release's torch fetched into the user cache, or the one named
+    by MUSAPORT_TORCH_PYTHON."""
+    named = os.environ.get("MUSAPORT_TORCH_PYTHON")
+    if named:
+        return Path(named)
+    try:
+        from musaport.validate import torchenv
+    except ImportError:
+        pytest.skip("no torch environment module")
+    env = torchenv.cached("2.6.0")
+    if env is None:
+        message = "needs the torch 2.6.0 environment in the user cache (musaport validate --opinfo fetches it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return env.python
+
+
+@pytest.fixture(scope="module")
+def python() -> Path:
+    return torch_python()
+
+
+def test_inventory_lists_op_db_with_common_dtypes_and_traced_operators(python: Path, tmp_path: Path) -> None:
+    entries = {e.key: e for e in inventory(Device(python, "cpu"), tmp_path, log=lambda m: None)}
+    assert len(entries) == 694  # the release's op_db (630 names; keys add the variant)
+    abs_ = entries["abs"]
+    assert "float32" in abs_.dtypes and "bool" not in abs_.dtypes  # CPU's set has no bool for abs
+    assert abs_.ops == ("aten::abs",)  # the operator's own calls, not the making of its samples
+    assert entries["sum"].ops[:1] == ("aten::sum",)
+    assert entries["empty"].decorators["float32"][0] == "skip"  # upstream: non-deterministic
+
+
+def test_a_crash_and_a_hang_cost_one_job_each_and_the_run_goes_on(python: Path, tmp_path: Path) -> None:
+    loader = tmp_path / "loader.py"
+    loader.write_text(LOADER, encoding="utf-8")
+    device = Device(python, "cpu", loader, None)
+    jobs = [Job("neg", "float32"), Job("exp", "float32"), Job("sign", "float32"), Job("abs", "float32")]
+    seen = []
+    results = run_jobs(device, jobs, tmp_path / "w", workers=1, timeout=20,
+                       progress=lambda done, total, what: seen.append((done, total)))
+    neg, exp, sign, abs_ = (results[j] for j in jobs)
+    assert neg.status == "crash" and "SIGABRT" in neg.reason
+    assert exp.status == "error" and exp.reason.startswith("timeout")
+    assert sign.status == "fail" and "not close" in sign.reason and sign.failed >= 1
+    assert (abs_.status, abs_.samples, abs_.failed) == ("pass", 35, 0)  # the 35 reference samples of abs
+    assert seen[-1] == (4, 4)
+
+
+def test_a_device_that_does_not_load_stops_the_run_with_its_reason(python: Path, tmp_path: Path) -> None:
+    loader = tmp_path / "loader.py"
+    loader.write_text("def load(library_path):\n    raise OSError('libmusaport_backend.so: cannot open')\n",
+                      encoding="utf-8")
+    with pytest.raises(DeviceError, match="the device did not load: OSError: libmusaport_backend.so"):
+        run_jobs(Device(python, "cpu", loader), [Job("abs", "float32")], tmp_path / "w", workers=1)
