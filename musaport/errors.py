@@ -15,6 +15,7 @@ error:`` line; no command catches them itself.
 from __future__ import annotations
 
 import signal
+from enum import Enum
 from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -45,3 +46,12 @@ def handle_sigterm() -> None:
     """From now on SIGTERM in this process raises :class:`Terminated` (forked workers reset it, see
     ``children.die_with_parent``)."""
     signal.signal(signal.SIGTERM, _terminate)
+
+
+class Outcome(str, Enum):
+    """The base of every outcome enum (``FileStatus``, ``OpKind``, ``Status``): a member is the word the
+    reports and caches have always used, as text, in f-strings and in JSON, on every Python (3.12
+    changed how ``str`` enums format)."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__

@@ -21,10 +21,10 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Iterable
 
+from musaport.errors import Outcome
 from musaport.ops.inputs import generic_files
 from musaport.ops.records import Record, Records, load_records
 from musaport.ops.scan import SCANNED_PORTED, Definition, FileFacts, pasted_regex, pasted_with, scan
@@ -33,7 +33,7 @@ from musaport.port.layout import Found, Layout, OperatorFolders, discover, load_
 from musaport.resources import default_layout
 
 
-class OpKind(str, Enum):
+class OpKind(Outcome):
     """How the MUSA backend gets an operator (see the module's docstring); the value is what reports say."""
 
     STUB = "stub"
@@ -41,9 +41,6 @@ class OpKind(str, Enum):
     CUDA_FUNCTION = "cuda-function"
     NOT_PORTABLE = "not-portable"
     UNRESOLVED = "unresolved"
-
-    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
-    __format__ = str.__format__
 
 
 KINDS = tuple(OpKind)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any, Callable
 
 from musaport import __version__
+from musaport.errors import Outcome
 from musaport.cpp.declarations import declared_names, is_word
 from musaport.cpp.parser import Parsed, decode, encode, masked, parse
 from musaport.rewrite.apply import Finding, rewrite
@@ -80,16 +80,13 @@ class Task:
     values: tuple[tuple[str, str], ...] | None = None  # a configured header: rendered before porting
 
 
-class FileStatus(str, Enum):
+class FileStatus(Outcome):
     """What happened to one file; the value is what reports and the cache say."""
 
     PORTED = "ported"
     UNCHANGED = "unchanged"
     COPIED = "copied"
     FAILED = "failed"
-
-    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
-    __format__ = str.__format__
 
 
 @dataclass(frozen=True)

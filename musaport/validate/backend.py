@@ -32,13 +32,12 @@ import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from functools import cached_property
 from pathlib import Path
 
 from musaport import children
 from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
-from musaport.errors import LoadError, ToolError
+from musaport.errors import LoadError, Outcome, ToolError
 from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
@@ -68,7 +67,7 @@ _REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
 _UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
 
 
-class Status(str, Enum):
+class Status(Outcome):
     """The outcome of one sample (or one of its dtypes); the value is what the report says."""
 
     PASS = "pass"
@@ -76,9 +75,6 @@ class Status(str, Enum):
     BUILD_ERROR = "build-error"
     SKIPPED = "skipped"
     PENDING = "pending"  # not decided before the run: the driver runs the sample
-
-    __str__ = str.__str__  # the value, as text and in f-strings, on every Python (3.12 changed the default)
-    __format__ = str.__format__
 
 
 STATUSES = (Status.PASS, Status.FAIL, Status.BUILD_ERROR, Status.SKIPPED)  # what a report can say
