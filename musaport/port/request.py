@@ -103,10 +103,10 @@ class Request:
         """The run's rule packs, as the run loaded them (a PyTorch tree keeps only the rules it has the
         API for; see ``rewrite.rules.for_tree``)."""
         from musaport.rewrite.packs import load_packs
-        from musaport.rewrite.rules import for_tree
+        from musaport.rewrite.rules import for_tree, in_place_everywhere
 
         rules = load_packs(self.packs, compile=compile)
-        return rules if self.discovered else for_tree(rules, self.source)
+        return in_place_everywhere(rules) if self.discovered else for_tree(rules, self.source)
 
     def load_layout(self) -> "Layout | None":
         """The run's layout (None for a discovered selection: it is no file's)."""

@@ -163,16 +163,22 @@ def for_tree(ruleset: RuleSet, source: Path) -> RuleSet:
     read = tuple(sorted({str(source / r.tree_has[0]) for r in ruleset.rules if r.tree_has}))
     dropped = [rule.id for rule in ruleset.rules if rule.tree_has and not _tree_matches(source, *rule.tree_has)]
     inputs = ruleset.inputs + read
-    if not (source / PYTORCH_MARKER).is_file() and any(not r.in_place for r in ruleset.rules):
-        # Not PyTorch itself (an extension project): its files ported in place are its own code, not
-        # libtorch's headers, and every rule applies to them.
-        ruleset = replace(ruleset, rules=tuple(replace(r, in_place=True) for r in ruleset.rules),
-                          digest=hashlib.sha256(f"{ruleset.digest}\0in-place-everywhere".encode()).hexdigest())
+    if not (source / PYTORCH_MARKER).is_file():
+        ruleset = in_place_everywhere(ruleset)
     if not dropped:
         return replace(ruleset, inputs=inputs)
     digest = hashlib.sha256(f"{ruleset.digest}\0without\0{' '.join(dropped)}".encode()).hexdigest()
     return replace(ruleset, rules=tuple(r for r in ruleset.rules if r.id not in dropped), digest=digest,
                    inputs=inputs)
+
+
+def in_place_everywhere(ruleset: RuleSet) -> RuleSet:
+    """The rules for a tree that is not PyTorch itself (an extension project): its files ported in
+    place are its own code, not libtorch's headers, so ``in_place: false`` rules apply to them too."""
+    if all(r.in_place for r in ruleset.rules):
+        return ruleset
+    return replace(ruleset, rules=tuple(replace(r, in_place=True) for r in ruleset.rules),
+                   digest=hashlib.sha256(f"{ruleset.digest}\0in-place-everywhere".encode()).hexdigest())
 
 
 def _tree_matches(source: Path, rel: str, pattern: str) -> bool:
