@@ -83,8 +83,9 @@ def _tiny_tree(root: Path, body: str) -> Path:
 @pytest.mark.parametrize(("body", "kind"), [
     pytest.param("  foo_stub(kCUDA, iter); return out;", "stub", id="called"),
     pytest.param("  return unary_out(out, self, foo_stub);", "stub", id="passed"),
-    pytest.param("  // foo_stub(kCUDA, iter);\n  return out;", "unresolved", id="comment"),
-    pytest.param('  TORCH_WARN("foo_stub"); return out;', "unresolved", id="string"),
+    # No code link to a stub: device-generic code, registered as libtorch defines it.
+    pytest.param("  // foo_stub(kCUDA, iter);\n  return out;", "generic", id="comment"),
+    pytest.param('  TORCH_WARN("foo_stub"); return out;', "generic", id="string"),
 ])
 def test_stub_links_come_from_code_only(tmp_path: Path, body: str, kind: str) -> None:
     tree = _tiny_tree(tmp_path / "tree", body)
@@ -93,6 +94,31 @@ def test_stub_links_come_from_code_only(tmp_path: Path, body: str, kind: str) ->
     assert op.kind == kind, op.reason
     assert (op.stubs, op.files) == ((("foo_stub",), ("aten/src/ATen/native/cuda/FooKernel.cu",))
                                     if kind == "stub" else ((), ()))
+
+
+def test_a_stub_no_ported_file_registers_leaves_the_operator_unresolved(tmp_path: Path) -> None:
+    tree = _tiny_tree(tmp_path / "tree", "  bar_stub(kCUDA, iter); return out;")
+    (tree / "aten/src/ATen/native/Bar.h").write_text(
+        "DECLARE_DISPATCH(void (*)(TensorIteratorBase&, int64_t), bar_stub);\n")
+    model = operator_model(tree, OutDir(tmp_path / "out"), ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
+    op = model.operators["foo.out"]
+    assert (op.kind, op.reason) == ("unresolved", "foo_out in aten/src/ATen/native/Foo.cpp reaches DispatchStub "
+                                                  "bar_stub, which no ported file registers")
+
+
+def test_a_kernel_defined_in_a_generic_header_is_generic(tmp_path: Path) -> None:
+    """``view_as_real`` is defined in ``ATen/native/ComplexHelper.h``, a header the port copies in place:
+    libtorch compiles its own copy, so the backend registers that one."""
+    tree = _tiny_tree(tmp_path / "tree", "  return out;")
+    (tree / "aten/src/ATen/native/native_functions.yaml").write_text(
+        YAML + "- func: view_as_real(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU, CUDA: view_as_real\n")
+    (tree / "aten/src/ATen/native/ComplexHelper.h").write_text(
+        "Tensor view_as_real(const Tensor& self) {\n  return _view_as_real_physical(self);\n}\n")
+    ported = ["aten/src/ATen/native/cuda/FooKernel.cu", "aten/src/ATen/native/ComplexHelper.h"]
+    model = operator_model(tree, OutDir(tmp_path / "out"), ported=ported)
+    op = model.operators["view_as_real"]
+    assert (op.kind, op.reason) == ("generic", "view_as_real in aten/src/ATen/native/ComplexHelper.h: device-generic "
+                                               "code, no DispatchStub; its at:: calls re-dispatch to the device")
 
 
 # --- the bundled fixture tree (no torchgen: plain-yaml fallback) -------------------------------

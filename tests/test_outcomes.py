@@ -18,7 +18,7 @@ from musaport.validate.render import rows
 # The words reports, caches and the driver have always used: changing one changes every report's bytes.
 WORDS = {
     FileStatus: ["ported", "unchanged", "copied", "failed"],
-    OpKind: ["stub", "structured", "cuda-function", "not-portable", "unresolved"],
+    OpKind: ["stub", "structured", "cuda-function", "generic", "not-portable", "unresolved"],
     Status: ["pass", "fail", "build-error", "skipped", "pending"],
 }
 

@@ -49,13 +49,16 @@ class OperatorInputs:
 
 
 def generic_files(source: Path, ported: set[str], folders: OperatorFolders) -> list[str]:
-    """The ``.cpp`` files of the device-generic folders that the run did not port."""
+    """The ``.cpp`` files of the device-generic folders that the run did not port, and their headers
+    (ported in place or not: libtorch compiles its own copy of what they define, such as
+    ``view_as_real`` in ``ComplexHelper.h``)."""
     found = []
     for folder in folders.generic:
         path = source / folder
         if path.is_dir():
-            found += [f"{folder}/{p.name}" for p in path.iterdir() if p.suffix == ".cpp" and p.is_file()]
-    return sorted(set(found) - ported)
+            found += [f"{folder}/{p.name}" for p in path.iterdir()
+                      if p.is_file() and (p.suffix == ".h" or p.suffix == ".cpp" and f"{folder}/{p.name}" not in ported)]
+    return sorted(found)
 
 
 def inputs(source: Path, layout: Layout) -> list[Path]:

@@ -10,6 +10,10 @@ lives and what it reaches.  Each operator then falls in one kind:
   ported file, or a shared impl that reaches ported stubs (tril.out, and its
   delegates tril and tril_);
 - ``cuda-function``: a CUDA-only function defined in a ported file;
+- ``generic``: the CUDA key names libtorch's device-generic code, the CPU's too
+  (view, view_as_real, relu); its body reaches no DispatchStub and no ported
+  function, so its work re-dispatches through ``at::`` calls, and the backend
+  registers libtorch's own definition, as every PrivateUse1 backend does;
 - ``not-portable``: the kernel needs a library MUSA has no counterpart for;
 - ``unresolved``: none of the above could be shown; the reason says why.
 
@@ -39,13 +43,14 @@ class OpKind(Outcome):
     STUB = "stub"
     STRUCTURED = "structured"
     CUDA_FUNCTION = "cuda-function"
+    GENERIC = "generic"
     NOT_PORTABLE = "not-portable"
     UNRESOLVED = "unresolved"
 
 
 KINDS = tuple(OpKind)
-# The kinds whose operators the backend can register: the ported ones.
-REGISTRABLE = (OpKind.STUB, OpKind.STRUCTURED, OpKind.CUDA_FUNCTION)
+# The kinds whose operators the backend can register: the ported ones, and libtorch's device-generic code.
+REGISTRABLE = (OpKind.STUB, OpKind.STRUCTURED, OpKind.CUDA_FUNCTION, OpKind.GENERIC)
 
 # Name prefixes in a kernel's body that mark such a library.
 VENDOR_NAMES = {"cudnn": "cuDNN", "miopen": "MIOpen", "cusparseLt": "cuSPARSELt", "cublasLt": "cuBLASLt"}
@@ -124,9 +129,9 @@ def operator_model(source: Path, out: OutDir, ported: Iterable[str] | None = Non
     records = load_records(source, state)
     ported_set = set(ported if ported is not None else _layout_selection(source, layout))
     scanned = [p for p in ported_set if p.endswith(SCANNED_PORTED)]
-    scanned += generic_files(source, ported_set, layout.operators)
-    facts = scan(source, scanned, state, jobs, known)
-    return build_model(records, facts, ported_set, layout.operators)
+    generic = generic_files(source, ported_set, layout.operators)
+    facts = scan(source, sorted(set(scanned + generic)), state, jobs, known)
+    return build_model(records, facts, ported_set, layout.operators, frozenset(generic))
 
 
 def _layout_selection(source: Path, layout: Layout) -> list[str]:
@@ -139,6 +144,8 @@ class _Index:
 
     ported: set[str]
     folders: OperatorFolders = OperatorFolders()
+    generic: frozenset[str] = frozenset()  # device-generic code, headers ported in place included
+    declared: set[str] = field(default_factory=set)  # DispatchStubs declared or defined anywhere
     defs: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
     impls: dict[str, list[str]] = field(default_factory=dict)
     registered: dict[str, list[str]] = field(default_factory=dict)
@@ -148,9 +155,11 @@ class _Index:
     found: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, facts: dict[str, FileFacts], ported: set[str], folders: OperatorFolders) -> "_Index":
-        idx = cls(ported, folders)
+    def of(cls, facts: dict[str, FileFacts], ported: set[str], folders: OperatorFolders,
+           generic: frozenset[str] = frozenset()) -> "_Index":
+        idx = cls(ported, folders, generic)
         for path, f in sorted(facts.items()):
+            idx.declared.update(f.stubs)
             for d in f.definitions:
                 idx.defs.setdefault(d.name, []).append((path, d))
             idx.invocations[path] = [d for d in f.invocations if not d.name.startswith(_NOT_DEFINING)]
@@ -164,6 +173,10 @@ class _Index:
                 for site in f.structure.registrations:
                     idx.registered.setdefault(site.name, []).append(path)
         return idx
+
+    def is_generic(self, path: str) -> bool:
+        """Device-generic code: libtorch's own, not a ported translation unit."""
+        return path in self.generic or path not in self.ported
 
 
 _NOT_DEFINING = ("REGISTER_", "DEFINE_", "DECLARE_", "C10_", "TORCH_LIBRARY")
@@ -203,9 +216,10 @@ def _word_of(arg: str, kernel: str, words: set[str]) -> bool:
 
 
 def build_model(records: Records, facts: dict[str, FileFacts], ported: set[str],
-                folders: OperatorFolders = OperatorFolders()) -> OperatorModel:
-    """Classify every record (pure: records and facts in, model out)."""
-    idx = _Index.of(facts, ported, folders)
+                folders: OperatorFolders = OperatorFolders(), generic: frozenset[str] = frozenset()) -> OperatorModel:
+    """Classify every record (pure: records and facts in, model out); ``generic``: scanned paths of
+    device-generic code (any other path not in ``ported`` is too)."""
+    idx = _Index.of(facts, ported, folders, generic)
     ops: dict[str, Operator] = {}
     own = [r for r in records.items if not r.delegate]
     for r in own:
@@ -239,7 +253,7 @@ def _classify(r: Record, idx: _Index) -> Operator:
             return _vendor_check(r, idx, kernel) or _op(r, OpKind.STRUCTURED, files=ported_impls)
         return _through_generic(r, idx, OpKind.STRUCTURED, f"TORCH_IMPL_FUNC({kernel})")
     ported_defs = [p for p, _ in _definitions(idx, kernel) if p in idx.ported and p.endswith(_KERNEL_FILES)]
-    namesakes = [p for p, _ in idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, []) if p not in idx.ported]
+    namesakes = [p for p, _ in idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, []) if idx.is_generic(p)]
     if ported_defs and not namesakes:
         return _vendor_check(r, idx, kernel) or _op(r, OpKind.CUDA_FUNCTION, files=ported_defs)
     through = _through_generic(r, idx, OpKind.STUB, kernel)
@@ -256,21 +270,25 @@ _KERNEL_FILES = (".cu", ".cpp")
 def _through_generic(r: Record, idx: _Index, kind: OpKind, what: str) -> Operator:
     """A kernel defined outside the ported set: follow its body to stubs and ported functions."""
     kernel = r.kernel
-    generic = [(p, d) for p, d in _definitions(idx, kernel) if p not in idx.ported]
+    generic = [(p, d) for p, d in _definitions(idx, kernel) if idx.is_generic(p)]
     vendor = [p for p, _ in generic if idx.folders.vendor_reason(p)]
     if vendor:
         return _op(r, OpKind.NOT_PORTABLE, reason=f"{what} is defined in {vendor[0]}: {idx.folders.vendor_reason(vendor[0])}, "
                                               "which is not ported")
     if not generic:
         return _op(r, OpKind.UNRESOLVED, reason=_missing(kernel, what))
-    stubs, files = _reach(idx, [d for _, d in generic])
+    stubs, files, reached = _reach(idx, [d for _, d in generic])
     where = generic[0][0]
     if stubs:
         return _op(r, kind, stubs, [f for s in stubs for f in idx.registered[s]])
     if files:
         return _op(r, OpKind.STRUCTURED if kind == OpKind.STRUCTURED else OpKind.CUDA_FUNCTION, files=files)
-    return _op(r, OpKind.UNRESOLVED, reason=f"{what} in {where} reaches no DispatchStub registered in a ported file "
-                                       "and no ported function")
+    unregistered = sorted(reached & idx.declared)
+    if unregistered:
+        return _op(r, OpKind.UNRESOLVED, reason=f"{what} in {where} reaches DispatchStub {unregistered[0]}, "
+                                           "which no ported file registers")
+    return _op(r, OpKind.GENERIC, reason=f"{what} in {where}: device-generic code, no DispatchStub; "
+                                     "its at:: calls re-dispatch to the device")
 
 
 def _missing(kernel: str, what: str) -> str:
@@ -279,13 +297,15 @@ def _missing(kernel: str, what: str) -> str:
     return f"{what} is not defined in any scanned file"
 
 
-def _reach(idx: _Index, start: list[Definition]) -> tuple[set[str], list[str]]:
+def _reach(idx: _Index, start: list[Definition]) -> tuple[set[str], list[str], set[str]]:
     """Stubs named by ``start``'s bodies (nearest level first), else the ported functions they call.
 
     Helpers defined in device-generic files are followed up to MAX_DEPTH
     levels; the first level that names a registered stub wins, so a far-away
     ``copy_`` does not add its stub to every op.  Only without any stub do
-    the kernel's own calls of CUDA-only functions count.
+    the kernel's own calls of CUDA-only functions count.  The third value is
+    every name the levels named (to tell device-generic code from code that
+    reaches a stub no ported file registers).
     A macro invocation's arguments may name stubs (``CREATE_..._FUNC(tanh_out,
     tanh_stub)``) but are not calls, so they never link to ported functions.
     """
@@ -296,13 +316,13 @@ def _reach(idx: _Index, start: list[Definition]) -> tuple[set[str], list[str]]:
         names = set().union(*(d.names for d in level)) if level else set()
         stubs = {n for n in names if n in idx.registered}
         if stubs:
-            return stubs, []
+            return stubs, [], seen | names
         called = set().union(*(d.names for d in level if not _MACRO_NAME.fullmatch(d.name))) if level else set()
         if level is start:  # only the kernel's own calls: deeper, a namesake is likelier than a link
             files = [p for n in sorted(called - seen) if _cuda_only(idx, n) for p, _ in idx.defs[n]]
-        level = [d for n in sorted(names - seen) for p, d in idx.defs.get(n, []) if p not in idx.ported]
+        level = [d for n in sorted(names - seen) for p, d in idx.defs.get(n, []) if idx.is_generic(p)]
         seen |= names
-    return set(), files
+    return set(), files, seen
 
 
 def _cuda_only(idx: _Index, name: str) -> bool:

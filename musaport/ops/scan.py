@@ -34,8 +34,9 @@ _NOT_FUNCTIONS = frozenset("if for while switch return catch sizeof decltype ali
 _IMPL_MACROS = frozenset({"TORCH_IMPL_FUNC"})
 _MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
 _PASTED = re.compile(r"\b\w+(?:\s*##\s*\w+)+")
-_DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(\s*(?:[^;]*?,\s*)?(\w+)\s*\)")
-SCAN_VERSION = 6
+_DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(")
+_LAST_WORD = re.compile(r"(\w+)\s*$")
+SCAN_VERSION = 7
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,23 @@ def parsed_facts(path: str, code: str, facts: Structure) -> FileFacts:
     found, invocations = definitions(code)
     # The needles first: both patterns start with \b, which keeps the regex engine from
     # skipping ahead, and most files hold neither.
-    stubs = tuple(m.group(1) for m in _DISPATCH_DECL.finditer(code)) if "_DISPATCH" in code else ()
+    stubs = dispatch_declarations(code) if "_DISPATCH" in code else ()
     pasted = {'##'.join(p for p, _ in pasted_parts(m.group(0))) for m in _PASTED.finditer(code)} if "##" in code else ()
     return FileFacts(path, tuple(found), facts, stubs, tuple(invocations), tuple(sorted(pasted)))
+
+
+def dispatch_declarations(code: str) -> tuple[str, ...]:
+    """The stubs of ``DECLARE_DISPATCH(void (*)(TensorIterator&, int64_t), name)`` and
+    ``DEFINE_DISPATCH(name)``: the last word inside the parentheses (the function type has commas)."""
+    found = []
+    for m in _DISPATCH_DECL.finditer(code):
+        if "#" in code[code.rfind("\n", 0, m.start()) + 1 : m.start()]:  # the macro's own #define
+            continue
+        close = matching(code, m.end() - 1)
+        word = _LAST_WORD.search(code, m.end(), close) if close > 0 else None
+        if word:
+            found.append(word.group(1))
+    return tuple(found)
 
 
 def pasted_parts(text: str) -> list[tuple[str, bool]]:
