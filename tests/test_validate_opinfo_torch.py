@@ -43,8 +43,11 @@ def load(library_path):
     def sign(x):
         if not _in_job() or x.dtype != torch.float32:  # the double-precision check computes right
             return _sign(x)
+        if x.numel() == 0:
+            return _sign(x)
+        # Each sample: the device's call (wrong), the CPU's, then the CPU's on strided copies (both right).
         _calls["n"] += 1
-        return torch.empty_like(x).fill_(7) if _calls["n"] % 2 else _sign(x)  # the device's call: wrong
+        return torch.empty_like(x).fill_(7) if _calls["n"] % 3 == 1 else _sign(x)
     lib.impl("sign", sign, "CPU")
     _libs.append(lib)
 '''

@@ -57,6 +57,26 @@ BASE_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-pthread", "-w", "-DAT_PER_OPERATOR
               "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE"]
 # A .mu is MUSA source: the MUSA compiler includes its runtime header implicitly, as the shim's does.
 MU_FLAGS = ["-include", "musa_runtime.h", "-x", "c++"]
+# Device code is compiled as GPU compilers do by default (nvcc's --fmad=true, clang's CUDA mode,
+# which the MUSA compiler follows): a*b+c contracts to one fused multiply-add. Without it a kernel
+# differs from CUDA's results where rounding meets overflow (complex mul of 1e20 parts: CUDA's
+# inf+3.2e14j, an unfused product's inf+0j). GCC forms FMAs only with -fexpensive-optimizations,
+# which -O1 leaves off, and only for a host that has the instruction.
+FMA_FLAGS = ["-mfma", "-ffp-contract=fast", "-fexpensive-optimizations"]
+
+
+def host_has_fma(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """True when this machine's CPU runs FMA instructions (its cpuinfo flags say ``fma``)."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith("flags") and " fma " in f"{line} " for line in text.splitlines())
+
+
+def mu_flags() -> list[str]:
+    """The flags of a ``.mu`` source on this machine."""
+    return [*MU_FLAGS, *(FMA_FLAGS if host_has_fma() else [])]
 LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
@@ -195,7 +215,7 @@ class BuildEnv:
         return run_rules(self.out, compile=False)
 
     def flags(self, path: Path) -> list[str]:
-        return [*self.common_flags, *(MU_FLAGS if path.suffix == ".mu" else [])]
+        return [*self.common_flags, *(mu_flags() if path.suffix == ".mu" else [])]
 
     def link_libs(self) -> list[str]:
         lib = self.libtorch.lib

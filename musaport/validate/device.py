@@ -132,7 +132,7 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
     view = state / "cpu"
     flags = backend.BuildEnv(out, source, state, torch, jobs).common_flags
     link_libs = backend.BuildEnv(out, source, state, torch, jobs).link_libs()
-    builder = CMakeBuilder(state, out.root, view, flags, backend.MU_FLAGS,
+    builder = CMakeBuilder(state, out.root, view, flags, backend.mu_flags(),
                            ["-Wl,--no-undefined", "-Wl,--no-demangle", *LINK_FLAGS], link_libs, whole, jobs, progress)
     build_env = backend.BuildEnv(out, source, state, torch, jobs, LINK_FLAGS, builder)
     failed: dict[str, str] = {}

@@ -118,7 +118,8 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
         source = out.source()
         tree = source if source is not None else Path(".")
         results = run_test_files(device, tree, out.work("opinfo") / "tests", test_files, file_timeout,
-                                 (lambda d, t, w: progress("tests", d, t, w)) if progress else None, log)
+                                 (lambda d, t, w: progress("tests", d, t, w)) if progress else None, log,
+                                 jobs=workers)
         files = {r.name: r.as_json() for r in results}
     found = causes(list(run.results), registered, out.porting_report(), unregistered_reasons(out))
     _attribute_lines(found, out)

@@ -20,8 +20,10 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -110,23 +112,31 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
 
 def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
                    timeout: float = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
-                   log=print) -> list[FileResult]:
-    """Run each test file; per file its counts (junit xml when pytest finished, else the outcome lines)."""
+                   log=print, jobs: int = 1) -> list[FileResult]:
+    """Run each test file, up to ``jobs`` at once (each pytest is one process); per file its counts
+    (junit xml when pytest finished, else the outcome lines), in the order of ``files``."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
     shutil.copyfile(PLUGIN, plugin_dir / f"{PLUGIN_MODULE}.py")
     (work / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
-    results = []
-    for i, name in enumerate(files):
-        if progress:
-            progress(i, len(files), f"{name}: running")
+    done = 0
+    lock = threading.Lock()
+
+    def one(name: str) -> FileResult:
+        nonlocal done
         result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log)
-        results.append(result)
-        if progress:
-            progress(i + 1, len(files), f"{name}: {result.passed} passed, {result.failed} failed"
-                     + (" (timeout)" if result.timeout else ""))
-    return results
+        with lock:
+            done += 1
+            if progress:
+                progress(done, len(files), f"{name}: {result.passed} passed, {result.failed} failed"
+                         + (" (timeout)" if result.timeout else ""))
+        return result
+
+    if progress:
+        progress(0, len(files), f"{files[0]}: running" if files else "no files")
+    with ThreadPoolExecutor(max(1, min(jobs, len(files) or 1))) as pool:
+        return list(pool.map(one, files))
 
 
 def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float, log) -> FileResult:

@@ -31,6 +31,7 @@ class DtypeResult:
     failing_op: str = ""  # the aten operator an error left, when the child saw it
     seconds: float = 0.0
     rounding: int = 0  # samples that differ from the CPU but match its double-precision result
+    paths: int = 0  # samples that differ from the CPU's vectorized result but match its element path
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -85,7 +86,7 @@ def from_child(answer: dict) -> DtypeResult:
     return DtypeResult(str(answer.get("dtype", "")), status, int(answer.get("samples", 0)),
                        int(answer.get("failed", 0)), reason, tuple(answer.get("ops", ())),
                        str(answer.get("failing_op", "")), float(answer.get("seconds", 0.0)),
-                       int(answer.get("rounding", 0)))
+                       int(answer.get("rounding", 0)), int(answer.get("paths", 0)))
 
 
 def exit_code(results: list[OpResult], test_files: dict[str, dict] | None = None) -> int:
