@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from musaport.outdir import OutDir
+from musaport.validate.backend import BASE_FLAGS, FMA_FLAGS, host_has_fma, mu_flags
 from musaport.validate.cmake_build import ninja_failures
 from musaport.validate.device import build_device
 
@@ -135,6 +136,39 @@ def test_calls_inside_the_backend_bind_to_the_ported_definitions(device_m1) -> N
     to_cuda = set(re.findall(rf"binding file \S*{name} \[\d+\] to \S*libtorch_cuda\.so \[\d+\]: \w+ symbol `([^']+)'", log))
     assert "libmusaport_backend" in log  # the log did record the backend's bindings
     assert to_cuda & ours == set(), sorted(to_cuda & ours)[:10]
+
+
+# c10::complex<float>'s product, as its operator*= writes it.
+COMPLEX_MUL = r"""
+#include <cstdio>
+struct C { float r, i; };
+__attribute__((noinline)) C mul(C x, C y) { float a = x.r, b = x.i, c = y.r, d = y.i; return {a * c - b * d, a * d + b * c}; }
+int main() { C p = mul({-501.f, -1e20f}, {-501.f, 1e20f}); std::printf("%g %g\n", p.r, p.i); }
+"""
+
+
+def test_device_code_fuses_multiply_add_as_gpu_compilers_do(tmp_path: Path) -> None:
+    """(-501-1e20j)(-501+1e20j): a GPU compiler fuses a*d + b*c, so the imaginary part keeps the rounding
+    error of b*c (3.2e14, CUDA's and the CPU's element loop's answer); unfused, it cancels to 0."""
+    if not host_has_fma():
+        assert mu_flags()[-len(FMA_FLAGS):] != FMA_FLAGS  # a host without FMA compiles as before
+        return
+    source = tmp_path / "mul.cpp"
+    source.write_text(COMPLEX_MUL)
+    answers = []
+    for extra in ([], [f for f in mu_flags() if f in FMA_FLAGS]):
+        binary = tmp_path / f"mul{len(answers)}"
+        subprocess.run(["g++", *BASE_FLAGS, *extra, str(source), "-o", str(binary)], check=True)
+        answers.append(subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.split())
+    assert answers == [["inf", "0"], ["inf", "3.16659e+14"]]
+
+
+def test_fma_is_read_from_the_cpu_flags(tmp_path: Path) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma bmi2\n")
+    assert host_has_fma(info)
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 fmaX\n")
+    assert not host_has_fma(info) and not host_has_fma(tmp_path / "missing")
 
 
 def test_ninja_failures_give_each_object_its_first_error() -> None:
