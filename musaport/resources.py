@@ -70,6 +70,12 @@ def shim_include() -> Path:
     return _PKG / "shim" / "include"
 
 
+def shim_third_party() -> Path:
+    """Stand-ins for third-party headers PyTorch's build takes from its submodules (``fmt/printf.h``),
+    searched after every other folder so that a real copy wins."""
+    return _PKG / "shim" / "third_party"
+
+
 def shim_wrappers() -> Path:
     """The shim's stand-ins for clang's CUDA wrappers of standard headers (for a clang that lacks them)."""
     return _PKG / "shim" / "wrappers"

@@ -43,7 +43,7 @@ from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
 from musaport.rewrite.rules import RuleSet
-from musaport.resources import render_template, shim_include
+from musaport.resources import render_template, shim_include, shim_third_party
 from musaport.validate import cpu_view
 from musaport.validate.buildenv import aten_ops_headers
 from musaport.validate.cpu_link import link_flags
@@ -202,11 +202,12 @@ class BuildEnv:
     def common_flags(self) -> list[str]:
         """libtorch's own flags, then the include path: shim, the CPU view of the port, validate's
         generated operator headers (made once, before the parallel compiles), libtorch's headers, and
-        last the tree's own, for the internal headers a wheel does not ship (``ATen/native/ufunc/add.h``)."""
+        the tree's own, for the internal headers a wheel does not ship (``ATen/native/ufunc/add.h``), and
+        after them the shim's stand-ins for the tree's submodules (``fmt/printf.h``)."""
         ops = aten_ops_headers(self.source, self.out.work("validate"))
         dirs = [shim_include(), self.view / "aten/src", self.view, ops, *self.libtorch.include,
                 self.source / "aten/src", self.source]
-        return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs]]
+        return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs], f"-idirafter{shim_third_party()}"]
 
     @cached_property
     def rules(self) -> RuleSet:

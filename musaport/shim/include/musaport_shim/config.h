@@ -32,6 +32,13 @@
 #define __MUSACC__ 1
 #endif
 
+#if MUSAPORT_CPU
+// Code under __MUSACC__ calls the C math functions at global scope (::isnan in ATen/NumericUtils.h),
+// which the toolkit's device math headers declare wherever __MUSACC__ is set; in C++, <math.h>
+// declares them there.
+#include <math.h>
+#endif
+
 #if MUSAPORT_CLANG_CUDA
 // ---------------------------------------------------------------- clang mode
 // Guarded: clang's own <new> wrapper may already have defined some of them.
