@@ -52,6 +52,23 @@ def test_partial_barrier_is_reported_at_its_ported_line(run_mode) -> None:
     assert "trap_partial_barrier.mu:14 in block (0,0,0) is reached by 32 of 64 threads" in detail
 
 
+def test_the_device_build_lets_exited_threads_arrive_at_a_barrier(run_mode) -> None:
+    """The same fixture built as the musa device builds PyTorch's kernels: the hardware's behaviour, the
+    barrier released by the threads that returned (UpSampleBilinear2d's anti-aliased kernel relies on it)."""
+    import subprocess
+
+    from musaport.validate.device import DEVICE_FLAGS
+    from musaport.validate.kernels import CXX, _compile_command, link_flags
+
+    cpp = run_mode[2] / ".musaport" / "validate-run" / "trap_partial_barrier.cpp"
+    obj, exe = cpp.with_name("arrive.o"), cpp.with_name("arrive")
+    subprocess.run([*_compile_command(cpp, obj), *DEVICE_FLAGS], check=True)
+    subprocess.run([CXX, "-pthread", str(obj), "-o", str(exe), *link_flags([obj])], check=True)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert "partial barrier: __syncthreads()" not in ran.stdout + ran.stderr
+    assert ran.stdout == "FAIL trap_partial_barrier: the partial barrier was not reported (status: no error)\n"
+
+
 def test_run_mode_builds_from_the_ported_source(run_mode) -> None:
     mu = (run_mode[2] / ".musaport" / "validate-run" / "dynamic_shared.mu").read_text()
     assert mu.startswith("// musaport")

@@ -109,3 +109,31 @@ def test_a_device_that_does_not_load_stops_the_run_with_its_reason(python: Path,
                       encoding="utf-8")
     with pytest.raises(DeviceError, match="the device did not load: OSError: libmusaport_backend.so"):
         run_jobs(Device(python, "cpu", loader), [Job("abs", "float32")], tmp_path / "w", workers=1)
+
+
+KILLERS = '''
+import ctypes, os
+
+def test_a(): pass
+def test_b(): os.abort()
+def test_c(): pass
+def test_d(): ctypes.string_at(0)
+def test_e(): assert 1 == 2
+def test_f(): pass
+'''
+
+
+def test_a_test_that_kills_pytest_is_counted_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
+    """PyTorch's test files on a new device meet kernels that abort or segfault; each such test is one failure,
+    and the file goes on after it (as PyTorch's own CI resumes a file after a crash)."""
+    from musaport.validate.opinfo_tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_killers.py").write_text(KILLERS, encoding="utf-8")
+    [result] = run_test_files(Device(python, "cpu"), tree, tmp_path / "work", ("test_killers.py",), timeout=300,
+                              log=lambda m: None)
+    assert (result.passed, result.failed, result.skipped, result.errors) == (3, 3, 0, 0), result
+    assert result.died == 2 and not result.timeout
+    assert result.note.startswith("2 tests killed pytest and counted as failed") and "test_b" in result.note
+    assert any("the process died in this test (SIGABRT)" in f for f in result.first_failures)

@@ -8,8 +8,14 @@ module, it registers the device, so ``common_device_type`` finds
 device-generic tests. It also writes one line per test outcome, so a file
 stopped at its timeout still has counts.
 
+Each test's start is written too, so a test that kills the process (a
+segfault, an abort in a kernel) is known, and the file can resume after it:
+``MUSAPORT_TEST_DONE`` names a file of test ids (one per line) to deselect,
+those a previous attempt finished or died in.
+
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
-and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go).
+and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go);
+``MUSAPORT_TEST_DONE`` (tests not to run again).
 """
 
 import importlib.util
@@ -31,6 +37,24 @@ def _load_device():
 _load_device()  # at plugin import: before pytest imports any test module
 _OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
 _stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the tests an earlier attempt at this file finished or died in."""
+    done_file = os.environ.get("MUSAPORT_TEST_DONE")
+    if not done_file:
+        return
+    with open(done_file, encoding="utf-8") as f:
+        done = {line.rstrip("\n") for line in f}
+    keep = [item for item in items if item.nodeid not in done]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in done])
+        items[:] = keep
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if _stream is not None:
+        _stream.write(json.dumps({"test": nodeid, "start": True}) + "\n")
 
 
 def pytest_runtest_logreport(report):

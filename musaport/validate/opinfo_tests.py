@@ -58,10 +58,13 @@ class FileResult:
     ran: bool = True  # False: pytest did not get to run the file (it does not exist, it cannot import)
     note: str = ""
     first_failures: tuple[str, ...] = ()
+    died: int = 0  # tests that killed pytest (counted in failed); the file resumed after each
 
     def as_json(self) -> dict:
         doc = {k: getattr(self, k) for k in COUNTS}
         doc.update(seconds=self.seconds, timeout=self.timeout, ran=self.ran)
+        if self.died:
+            doc["died"] = self.died
         if self.note:
             doc["note"] = self.note
         if self.first_failures:
@@ -139,13 +142,20 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
         return list(pool.map(one, files))
 
 
+MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
+
+
 def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float, log) -> FileResult:
+    """One test file through pytest, to its end: when a test kills the process (a segfault, an abort in a
+    kernel), that test counts as failed ("the process died") and pytest resumes after it, the tests
+    already done deselected, until the file ends or ``timeout`` (for all attempts) runs out."""
     name = path.name
     if not path.is_file():
         return FileResult(name, ran=False, note=f"{path} does not exist")
     stem = path.stem
     xml, outcomes, output = work / f"{stem}.xml", work / f"{stem}.outcomes.jsonl", work / f"{stem}.log"
-    for p in (xml, outcomes):
+    done_file = work / f"{stem}.done.txt"
+    for p in (xml, outcomes, done_file):
         p.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTORCH_TESTING", "PYTEST_"))}
     env.update(PYTORCH_TESTING_DEVICE_ONLY_FOR=device_filter(device), PYTHONDONTWRITEBYTECODE="1",
@@ -158,28 +168,97 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
            "--rootdir", str(work), "--noconftest", "-p", PLUGIN_MODULE, f"--junitxml={xml}", "-q"]
     log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)")
     started = time.monotonic()
-    timed_out = False
+    timed_out, code, died, before = False, 0, [], 0
     with open(output, "w", encoding="utf-8") as sink:
-        proc = children.popen(cmd, cwd=work, stdout=sink, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
-            code = proc.wait()
+        for _ in range(MAX_RESUMES + 1):
+            left = timeout - (time.monotonic() - started)
+            if left <= 0:
+                timed_out = True
+                break
+            xml.unlink(missing_ok=True)
+            code, timed_out = _attempt(cmd, work, sink, env, left)
+            if timed_out or (code in (0, 1, 5) and xml.is_file()):
+                break  # the file ended (5: nothing left to run), or its time did
+            victim = _died_in(outcomes)
+            if victim is not None:
+                died.append(victim)
+                with open(outcomes, "a", encoding="utf-8") as f:
+                    f.write(json.dumps({"test": victim, "outcome": "failed",
+                                        "first": f"the process died in this test ({_signal_name(code)})"}) + "\n")
+            finished = _write_done(outcomes, done_file)
+            if victim is None and finished == before:
+                break  # died outside any test (import, collection) with no progress: nothing to skip past
+            before = finished
+            env["MUSAPORT_TEST_DONE"] = str(done_file)
+            sink.write(f"\nmusaport: {victim} killed pytest ({_signal_name(code)}); resuming after it\n")
+            sink.flush()
     seconds = round(time.monotonic() - started, 1)
     partial, first = outcome_counts(outcomes)
-    counts = None if timed_out else junit_counts(xml)
-    note = ""
+    counts = junit_counts(xml) if not timed_out and not died else None
+    notes = []
+    if died:
+        notes.append(f"{len(died)} test{'s' * (len(died) != 1)} killed pytest and counted as failed; "
+                     f"it resumed after each (first: {died[0]})")
     if timed_out:
-        note = f"stopped at the {timeout:.0f} s timeout: the counts are what ran until then"
-    elif counts is None:
-        note = f"pytest exited {code} without a junit xml: {_last_line(output)}"
-    elif code not in (0, 1):
-        note = f"pytest exited {code}: {_last_line(output)}"
+        notes.append(f"stopped at the {timeout:.0f} s timeout: the counts are what ran until then")
+    elif counts is None and not (died and code in (0, 1, 5)):
+        notes.append(f"pytest exited {code} without a junit xml: {_last_line(output)}")
+    elif code not in (0, 1, 5):
+        notes.append(f"pytest exited {code}: {_last_line(output)}")
     ran = counts is not None or any(partial.values())
-    return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran, note=note,
-                      first_failures=tuple(first))
+    return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran,
+                      note="; ".join(notes), first_failures=tuple(first), died=len(died))
+
+
+def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float) -> tuple[int, bool]:
+    """One pytest run; its exit code and whether it was stopped at ``timeout``."""
+    proc = children.popen(cmd, cwd=work, stdout=sink, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        return proc.wait(timeout=timeout), False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait(), True
+
+
+def _died_in(outcomes: Path) -> str | None:
+    """The test that started last and has no outcome: the one the process died in."""
+    last, finished = None, set()
+    for row in _rows(outcomes):
+        if row.get("start"):
+            last = row.get("test")
+        elif "outcome" in row:
+            finished.add(row.get("test"))
+    return last if last is not None and last not in finished else None
+
+
+def _write_done(outcomes: Path, done_file: Path) -> int:
+    """The tests with an outcome, one per line, for the plugin to deselect; how many."""
+    tests = sorted({str(row["test"]) for row in _rows(outcomes) if "test" in row and "outcome" in row})
+    done_file.write_text("".join(f"{t}\n" for t in tests), encoding="utf-8")
+    return len(tests)
+
+
+def _rows(outcomes: Path) -> list[dict]:
+    try:
+        lines = outcomes.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    rows = []
+    for line in lines:
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue  # the last line of a killed run may be cut
+    return rows
+
+
+def _signal_name(code: int) -> str:
+    if code < 0:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit {code}"
 
 
 def _last_line(path: Path) -> str:

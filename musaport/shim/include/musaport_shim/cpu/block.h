@@ -24,6 +24,17 @@
 
 namespace musaport::cpu {
 
+// Whether a thread that has exited counts as arrived at a __syncthreads() the others wait at. CUDA's
+// guide leaves a barrier that not every thread reaches undefined; the hardware releases it, and
+// PyTorch's kernels rely on that (UpSampleBilinear2d.cu's anti-aliased interpolation returns early,
+// then syncs). The device build (validate --opinfo) defines MUSAPORT_EXITED_THREADS_ARRIVE=1 to run
+// them as the hardware does; by default the runtime stops at such a barrier and says where it is.
+#ifdef MUSAPORT_EXITED_THREADS_ARRIVE
+inline constexpr bool kExitedThreadsArrive = MUSAPORT_EXITED_THREADS_ARRIVE != 0;
+#else
+inline constexpr bool kExitedThreadsArrive = false;
+#endif
+
 // The launch lambda, type-erased: invoke(object) runs the kernel for the
 // current GPU thread.
 struct KernelBody {
@@ -114,7 +125,8 @@ class BlockRunner {
     self.file = file;
     self.line = line;
     if (vote != 0) ++votes_;
-    if (++arrived_ == n_) {
+    pending_kind_ = kind;
+    if (++arrived_ + (kExitedThreadsArrive ? exited_ : 0) == n_) {
       release_barrier(kind);
       return self.barrier_result;
     }
@@ -277,6 +289,7 @@ class BlockRunner {
       current_ = nullptr;
       fiber_switch(nullptr, exit_context_);  // back to run_block on the native stack
     }
+    release_if_only_exits_missing();
     switch_to_next(nullptr);
     __builtin_unreachable();
   }
@@ -286,6 +299,7 @@ class BlockRunner {
   void finish_native_lane() {
     current_->state = LaneState::Exited;
     if (++exited_ == n_) return;
+    release_if_only_exits_missing();
     switch_to_next(&exit_context_);
   }
 
@@ -301,8 +315,13 @@ class BlockRunner {
   }
 
   // The last thread arrived: hand every waiter its result and make it ready.
+  // With exited threads counted as arrived: a thread's exit may be what a waiting barrier lacked.
+  void release_if_only_exits_missing() {
+    if (kExitedThreadsArrive && arrived_ > 0 && arrived_ + exited_ == n_) release_barrier(pending_kind_);
+  }
+
   void release_barrier(BarrierKind kind) {
-    const int result = reduce_votes(kind, votes_, n_);
+    const int result = reduce_votes(kind, votes_, arrived_);
     for (unsigned i = 0; i < n_; ++i) {
       Lane& lane = lanes_[i];
       if (lane.state != LaneState::AtBarrier) continue;
@@ -485,6 +504,7 @@ class BlockRunner {
   bool active_ = false;
   unsigned exited_ = 0;
   unsigned arrived_ = 0;  // threads waiting at the barrier
+  BarrierKind pending_kind_ = BarrierKind::Sync;  // the kind of the barrier they wait at
   unsigned votes_ = 0;    // non-zero predicates among them
   unsigned head_ = 0;
   unsigned queued_ = 0;
