@@ -32,7 +32,8 @@ def test_observed_facts_are_the_scanned_facts() -> None:
         assert result.observed == scan.file_facts(rel, data).to_json(), rel
     parsed = parse(b"int x;")
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
-    assert scan.observed_facts("a/b.h", parsed, code, structure(parsed, code)) is None
+    assert scan.observed_facts("a/b.h", parsed, code, structure(parsed, code)) is not None  # generic headers
+    assert scan.observed_facts("a/b.txt", parsed, code, structure(parsed, code)) is None
 
 
 def test_scan_with_known_facts_writes_the_same_cache(tmp_path: Path) -> None:

@@ -89,12 +89,15 @@ def file_facts(path: str, data: bytes, tokens: Tokens | None = None) -> FileFact
 
 # The ported files the model scans (headers and the rest are not where kernels are defined).
 SCANNED_PORTED = (".cu", ".cpp", ".cuh")
+# What the port observes: those, and the headers (the model scans the device-generic folders' headers,
+# which a run ports in place, such as ComplexHelper.h).
+OBSERVED = (*SCANNED_PORTED, ".h")
 
 
 def observed_facts(path: str, parsed: Parsed, code: str, facts: Structure) -> dict | None:
     """The port's observer (``port.file.Observer``): a scanned file's facts, as JSON, from the
     parse the port made of it anyway, so the scan does not lex it again."""
-    return parsed_facts(path, code, facts).to_json() if path.endswith(SCANNED_PORTED) else None
+    return parsed_facts(path, code, facts).to_json() if path.endswith(OBSERVED) else None
 
 
 def parsed_facts(path: str, code: str, facts: Structure) -> FileFacts:
