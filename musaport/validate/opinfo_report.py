@@ -122,11 +122,18 @@ def report_doc(torch_version: str, device: str, results: list[OpResult], causes_
 
 
 def summary(results: list[OpResult]) -> dict:
+    """The counts of entries by status; ``one_dtype``: the entries as upstream's ``test_compare_cpu`` judges
+    them, in one dtype each (``OpDTypes.any_common_cpu_cuda_one``: the first common dtype, which is the
+    first the child lists), how many ran in it and how many pass."""
     counts = {s: 0 for s in STATUSES}
+    first_ran = first_pass = 0
     for r in results:
         counts[r.status] += 1
+        if r.dtypes and r.dtypes[0].status in RUN:
+            first_ran += 1
+            first_pass += r.dtypes[0].status == "pass"
     ran = sum(counts[s] for s in RUN)
-    return {"entries": len(results), "ran": ran, **counts}
+    return {"entries": len(results), "ran": ran, **counts, "one_dtype": {"ran": first_ran, "pass": first_pass}}
 
 
 def _cell(text: str) -> str:
@@ -142,6 +149,10 @@ def render_markdown(doc: dict, command: str) -> str:
              f"({s['fail']} fail, {s['error']} error, {s['crash']} crash; {s['skip']} skipped). "
              "Each entry: every reference sample of every dtype its CPU and CUDA sets share, on the device and "
              "on the CPU, compared as `test_compare_cpu` does (`atol=rtol=1e-3`).", ""]
+    one = s.get("one_dtype")
+    if one:
+        lines += [f"In one dtype per entry, as upstream's `test_compare_cpu` runs (the first dtype the CPU and CUDA "
+                  f"share): {one['pass']} of {one['ran']} pass.", ""]
     if doc["causes"]:
         lines += ["## Failures by cause", "",
                   "The cause that takes down most entries first. Files are the ported files of the operators "
