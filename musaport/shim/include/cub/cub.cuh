@@ -13,9 +13,10 @@
 //                                        the CPU runtime)
 //   block/, warp/                        block- and warp-wide collectives
 //                                        (BlockLoad, BlockScan, WarpMergeSort,
-//                                        ...): cub's signatures with __trap()
-//                                        bodies, enough for clang to check calls,
-//                                        not to run them
+//                                        ...): cub's signatures; on the CPU
+//                                        runtime the loads, stores and sorts
+//                                        run, the rest (and every body in the
+//                                        syntax check) stop with __trap()
 //   detail/musaport_*.cuh                the shim's own helpers of device/ and of
 //                                        block/ and warp/ (not cub headers)
 //

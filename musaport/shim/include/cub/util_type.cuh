@@ -181,5 +181,29 @@ struct FutureValue {
   IterT iter_;
 };
 
+// ------------------------------------------------------------ the shim's radix order
+namespace musaport_detail {
+// A radix sort's order, for the shim's sorts (which compare instead of counting digits): the key's bits
+// from begin_bit to end_bit, twiddled as cub does so that their unsigned order is the key order (floats:
+// -0.0 before +0.0, NaN past infinity).
+template <typename K>
+struct RadixLess {
+  int begin_bit, end_bit;
+  bool descending;
+  using Bits = typename Traits<K>::UnsignedBits;
+  MUSAPORT_HD Bits digits(const K& key) const {
+    Bits bits;
+    __builtin_memcpy(&bits, &key, sizeof(K));
+    bits = Traits<K>::TwiddleIn(bits);
+    const int width = end_bit - begin_bit;
+    const Bits mask = width >= int(sizeof(Bits) * 8) ? Bits(~Bits(0)) : Bits((Bits(1) << width) - 1);
+    return Bits((bits >> begin_bit) & mask);
+  }
+  MUSAPORT_HD bool operator()(const K& a, const K& b) const {
+    return descending ? digits(b) < digits(a) : digits(a) < digits(b);
+  }
+};
+}  // namespace musaport_detail
+
 }  // namespace cub
 CUB_NS_POSTFIX

@@ -25,9 +25,30 @@ class BlockStore {
   __device__ BlockStore() {}
   __device__ BlockStore(TempStorage& temp_storage) {}
   template <typename OutputIteratorT>
-  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD]) { musaport_detail::collective_unsupported(); }
+  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD]) {
+#if MUSAPORT_CPU
+    Store(block_itr, items, BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z * ITEMS_PER_THREAD);
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
   template <typename OutputIteratorT>
-  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) { musaport_detail::collective_unsupported(); }
+  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) {
+#if MUSAPORT_CPU
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+      const int at = index(musaport_detail::block_rank(), i);
+      if (at < valid_items) block_itr[at] = items[i];
+    }
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
+
+ private:
+  // Where item i of the thread of rank r lives: blocked (r*N + i), or striped (r + i*threads).
+  __device__ static int index(int rank, int i) {
+    return ALGORITHM == BLOCK_STORE_STRIPED ? rank + i * (BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z) : rank * ITEMS_PER_THREAD + i;
+  }
 };
 
 }  // namespace cub

@@ -15,8 +15,8 @@ namespace cub {
 // ------------------------------------------------------------ device-wide algorithms
 // Sequential versions: a first call with d_temp_storage == nullptr asks for
 // one byte; the second runs the algorithm once on the device (a one-thread
-// kernel; a plain call on the CPU runtime).  Radix sorts compare whole keys
-// and ignore begin_bit/end_bit.
+// kernel; a plain call on the CPU runtime).  Radix sorts compare the keys'
+// bits from begin_bit to end_bit in radix order (RadixLess), stably.
 namespace musaport_detail {
 #if MUSAPORT_CLANG_CUDA
 template <typename F>

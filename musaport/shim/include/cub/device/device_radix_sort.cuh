@@ -19,7 +19,8 @@ struct DeviceRadixSort {
                                NumItemsT num_items, int begin_bit = 0, int end_bit = sizeof(KeyT) * 8,
                                musaStream_t stream = 0) {
     return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
-      musaport_detail::sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, num_items, Less());
+      musaport_detail::sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, num_items,
+                                  musaport_detail::RadixLess<KeyT>{begin_bit, end_bit, false});
     });
   }
   template <typename KeyT, typename ValueT, typename NumItemsT>
@@ -29,7 +30,7 @@ struct DeviceRadixSort {
                                          int end_bit = sizeof(KeyT) * 8, musaStream_t stream = 0) {
     return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       musaport_detail::sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, num_items,
-                                  musaport_detail::Greater());
+                                  musaport_detail::RadixLess<KeyT>{begin_bit, end_bit, true});
     });
   }
   template <typename KeyT, typename NumItemsT>

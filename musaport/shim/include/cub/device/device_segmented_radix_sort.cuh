@@ -22,7 +22,8 @@ struct DeviceSegmentedRadixSort {
     return musaport_detail::run_serial(d_temp_storage, temp_storage_bytes, stream, [=] MUSAPORT_HD() mutable {
       for (int s = 0; s < num_segments; ++s) {
         const long long b = d_begin_offsets[s], e = d_end_offsets[s];
-        musaport_detail::sort_pairs(d_keys_in + b, d_keys_out + b, d_values_in + b, d_values_out + b, e - b, Less());
+        musaport_detail::sort_pairs(d_keys_in + b, d_keys_out + b, d_values_in + b, d_values_out + b, e - b,
+                                    musaport_detail::RadixLess<KeyT>{begin_bit, end_bit, false});
       }
     });
   }
@@ -37,7 +38,7 @@ struct DeviceSegmentedRadixSort {
       for (int s = 0; s < num_segments; ++s) {
         const long long b = d_begin_offsets[s], e = d_end_offsets[s];
         musaport_detail::sort_pairs(d_keys_in + b, d_keys_out + b, d_values_in + b, d_values_out + b, e - b,
-                                    musaport_detail::Greater());
+                                    musaport_detail::RadixLess<KeyT>{begin_bit, end_bit, true});
       }
     });
   }

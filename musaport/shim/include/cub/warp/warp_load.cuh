@@ -18,11 +18,41 @@ class WarpLoad {
   __device__ WarpLoad() {}
   __device__ WarpLoad(TempStorage& temp_storage) {}
   template <typename InputIteratorT>
-  __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD]) { musaport_detail::collective_unsupported(); }
+  __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD]) {
+#if MUSAPORT_CPU
+    Load(block_itr, items, LOGICAL_WARP_THREADS * ITEMS_PER_THREAD);
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
   template <typename InputIteratorT>
-  __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) { musaport_detail::collective_unsupported(); }
+  __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) {
+#if MUSAPORT_CPU
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+      const int at = index(musaport_detail::warp_rank<LOGICAL_WARP_THREADS>(), i);
+      if (at < valid_items) items[i] = block_itr[at];
+    }
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
   template <typename InputIteratorT, typename DefaultT>
-  __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items, DefaultT oob_default) { musaport_detail::collective_unsupported(); }
+  __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items, DefaultT oob_default) {
+#if MUSAPORT_CPU
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+      const int at = index(musaport_detail::warp_rank<LOGICAL_WARP_THREADS>(), i);
+      items[i] = at < valid_items ? T(block_itr[at]) : T(oob_default);
+    }
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
+
+ private:
+  // Where item i of the thread of rank r lives: blocked (r*N + i), or striped (r + i*threads).
+  __device__ static int index(int rank, int i) {
+    return ALGORITHM == WARP_LOAD_STRIPED ? rank + i * (LOGICAL_WARP_THREADS) : rank * ITEMS_PER_THREAD + i;
+  }
 };
 
 }  // namespace cub

@@ -18,9 +18,30 @@ class WarpStore {
   __device__ WarpStore() {}
   __device__ WarpStore(TempStorage& temp_storage) {}
   template <typename OutputIteratorT>
-  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD]) { musaport_detail::collective_unsupported(); }
+  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD]) {
+#if MUSAPORT_CPU
+    Store(block_itr, items, LOGICAL_WARP_THREADS * ITEMS_PER_THREAD);
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
   template <typename OutputIteratorT>
-  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) { musaport_detail::collective_unsupported(); }
+  __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) {
+#if MUSAPORT_CPU
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+      const int at = index(musaport_detail::warp_rank<LOGICAL_WARP_THREADS>(), i);
+      if (at < valid_items) block_itr[at] = items[i];
+    }
+#else
+    musaport_detail::collective_unsupported();
+#endif
+  }
+
+ private:
+  // Where item i of the thread of rank r lives: blocked (r*N + i), or striped (r + i*threads).
+  __device__ static int index(int rank, int i) {
+    return ALGORITHM == WARP_STORE_STRIPED ? rank + i * (LOGICAL_WARP_THREADS) : rank * ITEMS_PER_THREAD + i;
+  }
 };
 
 }  // namespace cub
