@@ -35,10 +35,7 @@ class BlockLoad {
   template <typename InputIteratorT>
   __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) {
 #if MUSAPORT_CPU
-    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-      const int at = index(musaport_detail::block_rank(), i);
-      if (at < valid_items) items[i] = block_itr[at];
-    }
+    musaport_detail::load_items(musaport_detail::block_rank(), &BlockLoad::index, block_itr, items, valid_items);
 #else
     musaport_detail::collective_unsupported();
 #endif
@@ -46,10 +43,7 @@ class BlockLoad {
   template <typename InputIteratorT, typename DefaultT>
   __device__ void Load(InputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items, DefaultT oob_default) {
 #if MUSAPORT_CPU
-    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-      const int at = index(musaport_detail::block_rank(), i);
-      items[i] = at < valid_items ? T(block_itr[at]) : T(oob_default);
-    }
+    musaport_detail::load_items(musaport_detail::block_rank(), &BlockLoad::index, block_itr, items, valid_items, oob_default);
 #else
     musaport_detail::collective_unsupported();
 #endif

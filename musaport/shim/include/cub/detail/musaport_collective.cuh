@@ -32,6 +32,23 @@ inline int block_rank() { return int(threadIdx.x + blockDim.x * (threadIdx.y + b
 template <int WARP_THREADS>
 inline int warp_rank() { return block_rank() % WARP_THREADS; }
 
+// Loads and stores of a thread's items; `index(rank, i)` says where item i lives (blocked or striped).
+// Past valid_items a load leaves an item as it is, or sets the default when one is given.
+template <int N, typename T, typename It, typename Index>
+inline void load_items(int rank, Index index, It it, T (&items)[N], int valid) {
+  for (int i = 0; i < N; ++i)
+    if (index(rank, i) < valid) items[i] = it[index(rank, i)];
+}
+template <int N, typename T, typename It, typename Index, typename D>
+inline void load_items(int rank, Index index, It it, T (&items)[N], int valid, D oob) {
+  for (int i = 0; i < N; ++i) items[i] = index(rank, i) < valid ? T(it[index(rank, i)]) : T(oob);
+}
+template <int N, typename T, typename It, typename Index>
+inline void store_items(int rank, Index index, It it, T (&items)[N], int valid) {
+  for (int i = 0; i < N; ++i)
+    if (index(rank, i) < valid) it[index(rank, i)] = items[i];
+}
+
 // The group's items gathered in `storage` (keys, then values), reordered by one thread with a stable
 // sort under `less`, and handed back blocked; `sync` is the group's barrier. Copies go through memcpy:
 // the values need not be aligned after the keys.

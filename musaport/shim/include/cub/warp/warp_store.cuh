@@ -28,10 +28,7 @@ class WarpStore {
   template <typename OutputIteratorT>
   __device__ void Store(OutputIteratorT block_itr, T (&items)[ITEMS_PER_THREAD], int valid_items) {
 #if MUSAPORT_CPU
-    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-      const int at = index(musaport_detail::warp_rank<LOGICAL_WARP_THREADS>(), i);
-      if (at < valid_items) block_itr[at] = items[i];
-    }
+    musaport_detail::store_items(musaport_detail::warp_rank<LOGICAL_WARP_THREADS>(), &WarpStore::index, block_itr, items, valid_items);
 #else
     musaport_detail::collective_unsupported();
 #endif
