@@ -32,7 +32,7 @@ import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 from musaport import children
@@ -74,9 +74,16 @@ def host_has_fma(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     return any(line.startswith("flags") and " fma " in f"{line} " for line in text.splitlines())
 
 
+@cache
+def _mu_flags() -> tuple[str, ...]:
+    return (*MU_FLAGS, *(FMA_FLAGS if host_has_fma() else []))
+
+
 def mu_flags() -> list[str]:
-    """The flags of a ``.mu`` source on this machine."""
-    return [*MU_FLAGS, *(FMA_FLAGS if host_has_fma() else [])]
+    """The flags of a ``.mu`` source on this machine (cpuinfo is read once, not per file)."""
+    return list(_mu_flags())
+
+
 LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.

@@ -97,15 +97,7 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
     """The counts of the plugin's outcome lines (a killed file's partial counts) and the first failures."""
     counts = dict.fromkeys(COUNTS, 0)
     first: list[str] = []
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return counts, first
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # the last line of a killed run may be cut
+    for row in _rows(path):
         if row.get("outcome") in counts:
             counts[row["outcome"]] += 1
             if row["outcome"] in ("failed", "errors") and len(first) < 5:
@@ -239,6 +231,7 @@ def _write_done(outcomes: Path, done_file: Path) -> int:
 
 
 def _rows(outcomes: Path) -> list[dict]:
+    """The plugin's lines (starts and outcomes) as dicts; none when the file is missing."""
     try:
         lines = outcomes.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
