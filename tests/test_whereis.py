@@ -270,3 +270,23 @@ def test_a_definition_in_an_anonymous_namespace_is_internal_not_found() -> None:
     assert [(p.file, p.line, p.kind) for p in answer.internal] == [("a/K.mu", 3, "internal")]
     spelled = "at::native::(anonymous namespace)::elu_kernel"
     assert conclude(parse_symbol(spelled, spelled), search(files, parse_symbol(spelled, spelled))).add == ("a/K.mu",)
+
+
+def test_explicit_specializations_are_definitions_of_their_template() -> None:
+    """CUDABlas.cpp defines ``template <> void dot<at::Half>(CUDABLAS_DOT_ARGTYPES(at::Half))``: the
+    parameter list is a macro, so the name is read before ``<...>``; the device build links dot<Half> only
+    when whereis finds its source."""
+    data = b"""\
+namespace at::musa::blas {
+template <typename Dtype> inline void dot(MUSABLAS_DOT_ARGTYPES(Dtype)) { static_assert(false); }
+template <> void dot<double>(MUSABLAS_DOT_ARGTYPES(double));
+template <>
+void dot<at::Half>(MUSABLAS_DOT_ARGTYPES(at::Half)) {
+  return;
+}
+}
+"""
+    symbol = parse_symbol("void at::musa::blas::dot<c10::Half>(int)", "void at::musa::blas::dot<c10::Half>(int)")
+    found = [(p.kind, p.line, p.template) for p in search({"MUSABlas.cpp": data}, symbol)]
+    assert ("definition", 5, True) in found
+    assert ("definition", 2, True) in found

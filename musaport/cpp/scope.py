@@ -27,7 +27,7 @@ _INSTANTIATION = re.compile(r"^\s*(extern\s+)?template\b(?!\s*<)")
 _IMPL_MACRO = re.compile(r"\b(TORCH_IMPL_FUNC|TORCH_META_FUNC2?)\s*\(\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\s*$")
 _NOT_A_NAME = frozenset({"__launch_bounds__", "__attribute__", "alignas", "decltype", "__declspec", "noexcept",
                          "sizeof", "static_assert", "requires", "if", "while", "for", "switch", "return"})
-_QUALIFIED_TAIL = re.compile(r"((?:::\s*)?(?:\w+\s*(?:<>)?\s*::\s*)*~?\w*)\s*$")
+_QUALIFIED_TAIL = re.compile(r"((?:::\s*)?(?:\w+\s*(?:<>)?\s*::\s*)*~?\w*(?:(?<=\w)\s*<>)?)\s*$")
 _MACRO_LINE = re.compile(r"\s*[A-Z][A-Z0-9_]*\s*(?:\((?:[^()\n]|\([^()]*\))*\))?[ \t]*\n")
 _MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _OPERATOR_NAME = re.compile(r"\boperator\s*(\(\s*\)|\[\s*\]|new\b|delete\b|[^\w\s(]+|\w[\w\s:*&]*?)\s*\(")
