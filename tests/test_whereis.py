@@ -290,3 +290,13 @@ void dot<at::Half>(MUSABLAS_DOT_ARGTYPES(at::Half)) {
     found = [(p.kind, p.line, p.template) for p in search({"MUSABlas.cpp": data}, symbol)]
     assert ("definition", 5, True) in found
     assert ("definition", 2, True) in found
+
+
+def test_an_out_of_line_defaulted_destructor_is_a_definition() -> None:
+    """``StreamTimer::~StreamTimer() = default;`` in tunable/StreamTimer.cpp defines the destructor (and
+    the class's vtable): the device build must add that file when the destructor is missing."""
+    data = b"namespace at::musa::tunable {\nStreamTimer::StreamTimer() {}\nStreamTimer::~StreamTimer() = default;\n}\n"
+    symbol = parse_symbol("at::musa::tunable::StreamTimer::~StreamTimer()", "at::musa::tunable::StreamTimer::~StreamTimer()")
+    assert [(p.kind, p.line) for p in search({"StreamTimer.cpp": data}, symbol)] == [("definition", 3)]
+    header = b"namespace at::musa::tunable {\nclass StreamTimer : public ITimer {\n public:\n  ~StreamTimer() override;\n};\n}\n"
+    assert [(p.kind, p.line) for p in search({"StreamTimer.h": header}, symbol)] == [("declaration", 4)]

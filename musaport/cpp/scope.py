@@ -27,6 +27,7 @@ _INSTANTIATION = re.compile(r"^\s*(extern\s+)?template\b(?!\s*<)")
 _IMPL_MACRO = re.compile(r"\b(TORCH_IMPL_FUNC|TORCH_META_FUNC2?)\s*\(\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\s*$")
 _NOT_A_NAME = frozenset({"__launch_bounds__", "__attribute__", "alignas", "decltype", "__declspec", "noexcept",
                          "sizeof", "static_assert", "requires", "if", "while", "for", "switch", "return"})
+_DEFAULTED = re.compile(r"\)[^()]*=\s*default\s*$")
 _QUALIFIED_TAIL = re.compile(r"((?:::\s*)?(?:\w+\s*(?:<>)?\s*::\s*)*~?\w*(?:(?<=\w)\s*<>)?)\s*$")
 _MACRO_LINE = re.compile(r"\s*[A-Z][A-Z0-9_]*\s*(?:\((?:[^()\n]|\([^()]*\))*\))?[ \t]*\n")
 _MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -140,7 +141,10 @@ class _Tracker:
             return
         body = _strip_template_head(head)
         if _is_function_head(body) and "=" not in _top_level(body).split("(", 1)[0]:
-            self._record(DECLARATION, head, start, _function_name(body), body is not head)
+            # ``X::~X() = default;`` is an out-of-line definition: its TU emits the function (and the
+            # vtable, when it is the key function)
+            kind = DEFINITION if _DEFAULTED.search(_top_level(body)) else DECLARATION
+            self._record(kind, head, start, _function_name(body), body is not head)
         elif _CLASS_KEY.match(body) or body.lstrip().startswith(("using", "typedef", "friend", "namespace")):
             return
         else:
