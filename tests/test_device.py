@@ -209,6 +209,38 @@ def test_a_file_that_does_not_compile_takes_out_only_its_operators(ported_260: P
     assert done.returncode == 0 and done.stdout.strip() == "2.0", done.stderr[-2000:]
 
 
+def test_a_function_whose_file_does_not_compile_is_a_stub_not_an_outage(ported_260: Path, tmp_path: Path) -> None:
+    """Blas.cpp calls f8f8bf16_rowwise, defined in RowwiseScaledMM.mu, which cannot compile on MUSA: the
+    callers' other operators must still build. Here TriangularOps.mu (tril, triu) gains a call into
+    tunable/StreamTimer.cpp, which is then broken: the call becomes a stub that raises, tril still runs."""
+    out = tmp_path / "out"
+    shutil.copytree(ported_260, out, symlinks=True)
+    tree = OutDir(out).tree
+    caller = tree / "aten/src/ATen/native/musa/TriangularOps.mu"
+    caller.write_text(caller.read_text(encoding="utf-8") + "\n#include <ATen/musa/tunable/StreamTimer.h>\n"
+                      "namespace musaport_test { void time_it() { at::musa::tunable::StreamTimer t; t.Start(); } }\n",
+                      encoding="utf-8")
+    broken = tree / "aten/src/ATen/musa/tunable/StreamTimer.cpp"
+    broken.write_text(broken.read_text(encoding="utf-8") + "\nthis is not C++;\n", encoding="utf-8")
+    build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
+    assert build.library is not None, build.figures
+    assert "aten/src/ATen/musa/tunable/StreamTimer.cpp" in build.figures["failed_sources"]
+    assert build.operators["tril"].status == "built", build.operators["tril"]
+    stubs = (build.library.parent / "gen" / "unbuilt.cpp").read_text(encoding="utf-8")
+    assert "at::musa::tunable::StreamTimer::Start()" in stubs and "StreamTimer.cpp did not compile: " in stubs
+    assert "_ZN2at4musa7tunable11StreamTimer5StartEv" in _dynamic_symbols(build.library)
+    done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+                          "musaport_loader.load(sys.argv[1]); print(torch.tril(torch.ones(2, 2).to('musa')).sum().item())")
+    assert done.returncode == 0 and done.stdout.strip() == "3.0", done.stderr[-2000:]
+
+
+def test_stub_messages_are_c_string_literals() -> None:
+    from musaport.validate.backend import c_string
+
+    assert c_string('a "b" \\ c?') == 'a \\"b\\" \\\\ c\\?'
+    assert c_string("\u2018x\u2019\n") == "\\342\\200\\230x\\342\\200\\231\\012"
+
+
 def test_a_large_registration_is_split_into_stable_shards() -> None:
     from musaport.validate.backend import SHARD_AT, registration_shards
 

@@ -135,6 +135,7 @@ class Plan:
     base: list[str] = field(default_factory=list)
     unlinked: dict[str, str] = field(default_factory=dict)  # sample -> the symbol no ported file defines
     tried: set[str] = field(default_factory=set)  # symbols whose definers were added (missing again: blame)
+    unbuilt: dict[str, str] = field(default_factory=dict)  # function symbol -> why its definer is not built
 
 
 def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtorch: Libtorch, jobs: int,
@@ -270,25 +271,31 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
             return library, [], list(seen.values())
         missing = sorted(refs)
         owners = {b.obj: _rel(env, b.source) for b in built if b.obj is not None}
-        if not _settle(env, plan, model, chosen, refs, owners):
+        if not _settle(env, plan, model, chosen, refs, owners, failed):
             return None, missing, list(seen.values())
     return None, missing or ["the build did not settle"], list(seen.values())
 
 
 def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample],
-            refs: dict[str, set[Path]], owners: dict[Path, str]) -> bool:
-    """One step towards a closed link: add the ported files that define missing symbols (needed by the
-    samples of the files that call them), or take out the samples whose files call what nothing
-    defines. False when neither is possible (a file every sample needs calls an undefined symbol)."""
+            refs: dict[str, set[Path]], owners: dict[Path, str], failed: dict[str, str]) -> bool:
+    """One step towards a closed link: add the ported files that define missing symbols; a function
+    whose every definer failed to compile becomes an unbuilt stub (its callers' operators stay, and
+    fail only if they reach it); take out the samples whose files call what nothing defines. False
+    when none is possible (a file every sample needs calls an undefined symbol)."""
     progress = False
     for mangled, objects in sorted(refs.items()):
         users = set().union(*(plan.needs.get(owners.get(o, ""), set()) for o in objects))
         callers = {owners.get(o, "") for o in objects}
         definers = _definitions(env.out, [mangled])
-        if definers and mangled not in plan.tried:  # a failed definer takes its new users out with it
+        if definers and mangled not in plan.tried:  # compiled for the symbol, not for its callers' samples
             plan.tried.add(mangled)
             for rel in definers:
-                plan.needs[rel] = plan.needs.get(rel, set()) | (set(users) or {""})
+                plan.needs.setdefault(rel, set()).add(f"(defines) {mangled}")
+            progress = True
+            continue
+        why = [_not_built(plan, rel, failed) for rel in sorted(definers)]
+        if definers and all(why) and _is_function(mangled):
+            plan.unbuilt[mangled] = why[0]
             progress = True
             continue
         if any(c not in plan.needs for c in callers):  # called from the registration or an adapter
@@ -300,6 +307,33 @@ def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample
         plan.unlinked.update(blamed)
         progress |= bool(blamed)
     return progress
+
+
+def _not_built(plan: Plan, rel: str, failed: dict[str, str]) -> str:
+    """Why a ported source is not in the build ('' when it is): it failed to compile, or it calls a
+    symbol nothing defines."""
+    if rel in failed:
+        return f"{rel} did not compile: {failed[rel]}"
+    if rel in plan.needs and not _wanted(plan, rel, failed):
+        missing = next((plan.unlinked[u] for u in sorted(plan.needs[rel]) if u in plan.unlinked), "")
+        return f"{rel} calls {missing}, which no ported file defines" if missing else f"{rel} is left out"
+    return ""
+
+
+# Symbols that name data or compiler-made tables, not functions: an alias of a function cannot stand in.
+_NOT_FUNCTIONS = ("vtable for ", "VTT for ", "typeinfo for ", "typeinfo name for ", "guard variable for ",
+                  "construction vtable for ", "TLS init function for ", "TLS wrapper function for ")
+
+
+def _is_function(mangled: str) -> bool:
+    """A mangled function name (a call can land on a stub); variables and vtables are not."""
+    if not mangled.startswith("_Z"):
+        return False
+    try:
+        text = demangle(mangled)
+    except SymbolError:
+        return False
+    return "(" in text and not text.startswith(_NOT_FUNCTIONS)
 
 
 def _blame(model: OperatorModel, plan: Plan, chosen: list[Sample], missing: list[str]) -> dict[str, str]:
@@ -351,7 +385,38 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
-    return [*registrations, *adapters]
+    unbuilt = gen / "unbuilt.cpp"
+    if not plan.unbuilt:
+        unbuilt.unlink(missing_ok=True)
+        return [*registrations, *adapters]
+    write_atomic(unbuilt, unbuilt_source(plan.unbuilt).encode())
+    return [*registrations, *adapters, unbuilt]
+
+
+def unbuilt_source(unbuilt: dict[str, str]) -> str:
+    """The stubs of functions whose definers are not built: each mangled name an alias of a function
+    that raises c10::Error with the symbol and why (the first compiler error of its file)."""
+    stubs = []
+    for mangled, why in sorted(unbuilt.items()):  # _settle admits only names that demangle
+        name = demangle(mangled)
+        stubs.append({"symbol": mangled, "demangled": c_string(name), "reason": c_string(why),
+                      "demangled_comment": name.replace("*/", "* /").replace("\n", " ")})
+    return render_template("backend/unbuilt.cpp.j2", header=header("templates/backend"), stubs=stubs)
+
+
+def c_string(text: str) -> str:
+    """``text`` as the inside of a C string literal: printable ASCII as is, the rest as octal escapes of
+    its UTF-8 bytes (a compiler message has quotes, backslashes and typographic quotes)."""
+    out = []
+    for byte in text.encode():
+        ch = chr(byte)
+        if ch in '"\\?':
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:03o}")
+    return "".join(out)
 
 
 # A registration of more operators than this is split into SHARDS files (the whole port's is 48,000
