@@ -83,13 +83,15 @@ struct Plan {
   void* work_area = nullptr;
 };
 
+// Never destroyed: a plan cache that is itself a static object (PyTorch's) may
+// destroy its plans after this table would have been, at exit.
 inline std::mutex& plans_mutex() {
-  static std::mutex m;
-  return m;
+  static std::mutex* m = new std::mutex;
+  return *m;
 }
 inline std::map<int, Plan>& plans() {
-  static std::map<int, Plan> all;
-  return all;
+  static std::map<int, Plan>* all = new std::map<int, Plan>;
+  return *all;
 }
 inline Plan* find(mufftHandle h) {
   auto it = plans().find(h);
