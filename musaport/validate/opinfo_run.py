@@ -52,7 +52,10 @@ def from_device_build(build) -> tuple[Device, dict[str, tuple[bool, str]], dict]
     return Device(build.python, "musa", build.loader, build.library), built, dict(build.figures)
 
 
-MAX_ROUNDS = 3
+# Rounds that add operators a run met but its entries' CPU traces did not show; a round is taken only
+# while something new lacks.  istft's chain on 2.6.0 takes four: mul.out, conj_physical.out, eq (equal's
+# at::musa::eq), all.all_out.
+MAX_ROUNDS = 5
 
 
 # A ported kernel calls another operator's backend function (Equal.cpp's at::musa::eq); only the
