@@ -9,7 +9,8 @@ lives and what it reaches.  Each operator then falls in one kind:
 - ``structured``: a structured kernel whose impl is a ``TORCH_IMPL_FUNC`` in a
   ported file, or a shared impl that reaches ported stubs (tril.out, and its
   delegates tril and tril_);
-- ``cuda-function``: a CUDA-only function defined in a ported file;
+- ``cuda-function``: a CUDA-only function defined in a ported file (with the ported files
+  registering the stubs that the device-generic helpers it calls call);
 - ``generic``: the CUDA key names libtorch's device-generic code, the CPU's too
   (view, view_as_real, relu); its body reaches no DispatchStub and no ported
   function, so its work re-dispatches through ``at::`` calls, and the backend
