@@ -104,6 +104,20 @@ def test_m1_operators_run_on_musa_in_the_real_torch(device_m1) -> None:
     assert all(r["cases"] == 12 for r in rows.values()), rows
 
 
+def test_a_conjugate_or_negative_view_copies_through_the_copy_kernel(device_m1) -> None:
+    """at::native::copy_ sends a musa copy to _copy_from; a source with the conjugate (or negative) bit
+    must reach the ported copy kernel, which resolves it, instead of the bit's fallback, whose clone()
+    copies through _copy_from again with the bit still set (a stack overflow: SIGSEGV)."""
+    code = ("import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+            "musaport_loader.load(sys.argv[1]); x = torch.tensor([1+2j, -3+0.5j, 4-1j]); d = x.to('musa'); "
+            "torch.testing.assert_close(d.conj().cpu(), x.conj()); "
+            "torch.testing.assert_close(d.conj().resolve_conj().cpu(), x.conj()); "
+            "torch.testing.assert_close(torch._neg_view(d).cpu(), -x); "
+            "torch.testing.assert_close(torch._neg_view(d).resolve_neg().cpu(), -x); print('ok')")
+    done = _python(device_m1, code)
+    assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-2000:]
+
+
 def _dynamic_symbols(library: Path) -> set[str]:
     done = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True, check=True)
     return {cols[2] for cols in (ln.split() for ln in done.stdout.splitlines()) if len(cols) == 3 and cols[1] in "TW"}

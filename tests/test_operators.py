@@ -106,6 +106,37 @@ def test_a_stub_no_ported_file_registers_leaves_the_operator_unresolved(tmp_path
                                                   "bar_stub, which no ported file registers")
 
 
+def _cuda_function_tree(root: Path, helper_body: str) -> Path:
+    """bar.out's CUDA kernel is defined only in a ported file and calls a device-generic helper."""
+    tree = _tiny_tree(root, "  return out;")
+    native = tree / "aten/src/ATen/native"
+    (native / "native_functions.yaml").write_text(
+        YAML + "- func: bar.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n    CUDA: bar_out_cuda\n")
+    (native / "cuda/Bar.cpp").write_text(
+        "Tensor& bar_out_cuda(const Tensor& self, Tensor& out) {\n  finish_bar(out);\n  return out;\n}\n")
+    (native / "Helpers.cpp").write_text(f"void finish_bar(Tensor& out) {{\n{helper_body}\n}}\n"
+                                        "void far_away(Tensor& out) {\n  foo_stub(kCUDA, out);\n}\n")
+    return tree
+
+
+@pytest.mark.parametrize(("helper_body", "stubs", "files"), [
+    # The helper calls a stub the ported FooKernel.cu registers: the kernel needs that file too (as
+    # _fft_r2c_cufft needs SpectralOps.cu for _fft_fill_with_conjugate_symmetry_'s stub).
+    pytest.param("  foo_stub(kCUDA, out);", ("foo_stub",), ("cuda/Bar.cpp", "cuda/FooKernel.cu"), id="helper-stub"),
+    # Only the kernel's own callees count: a stub two calls away adds nothing.
+    pytest.param("  far_away(out);", (), ("cuda/Bar.cpp",), id="two-levels"),
+    pytest.param("  out.zero_();", (), ("cuda/Bar.cpp",), id="no-stub"),
+])
+def test_a_cuda_function_needs_the_stubs_its_generic_helpers_call(tmp_path: Path, helper_body: str,
+                                                                   stubs: tuple[str, ...],
+                                                                   files: tuple[str, ...]) -> None:
+    tree = _cuda_function_tree(tmp_path / "tree", helper_body)
+    ported = ["aten/src/ATen/native/cuda/FooKernel.cu", "aten/src/ATen/native/cuda/Bar.cpp"]
+    op = operator_model(tree, OutDir(tmp_path / "out"), ported=ported).operators["bar.out"]
+    assert (op.kind, op.stubs, op.files) == ("cuda-function", stubs,
+                                             tuple(f"aten/src/ATen/native/{f}" for f in files))
+
+
 def test_a_kernel_defined_in_a_generic_header_is_generic(tmp_path: Path) -> None:
     """``view_as_real`` is defined in ``ATen/native/ComplexHelper.h``, a header the port copies in place:
     libtorch compiles its own copy, so the backend registers that one."""
@@ -185,6 +216,18 @@ def test_abs_out_goes_through_abs_stub(model_260: OperatorModel) -> None:
     assert (op.kind, op.kernel, op.stubs, op.files) == (
         "stub", "abs_out", ("abs_stub",), ("aten/src/ATen/native/cuda/AbsKernel.cu",))
     assert op.schema == "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
+
+
+@pytest.mark.parametrize("name", ["_fft_r2c", "_fft_r2c.out"])
+def test_fft_r2c_brings_the_file_registering_its_helpers_stub(model_260: OperatorModel, name: str) -> None:
+    """_fft_r2c_cufft calls at::native::_fft_fill_with_conjugate_symmetry_ (aten/src/ATen/native/SpectralOps.cpp),
+    whose stub only the ported SpectralOps.cu registers; the defining file stays first (it names the split
+    registration file)."""
+    op = model_260.operators[name]
+    assert (op.kind, op.kernel, op.stubs, op.files) == (
+        "cuda-function", name.replace(".out", "") + "_cufft" + ("_out" if name.endswith(".out") else ""),
+        ("fft_fill_with_conjugate_symmetry_stub",),
+        ("aten/src/ATen/native/cuda/SpectralOps.cpp", "aten/src/ATen/native/cuda/SpectralOps.cu"))
 
 
 def test_tril_is_structured_with_its_delegates(model_260: OperatorModel) -> None:

@@ -241,6 +241,29 @@ def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_the
     assert lacking_operators(run, ported, ["abs.out", "view_as_real"]) == ([], ())  # built: no new round
 
 
+def test_an_operator_unlinked_for_another_operators_backend_function_brings_that_operator() -> None:
+    """istft meets aten::equal; Equal.cpp's kernel calls at::musa::eq, which only eq's registration
+    defines: the build that added equal could not link it, so the next round adds eq and reruns istft."""
+    from musaport.validate.opinfo import OpinfoRun
+    from musaport.validate.opinfo_run import lacking_operators
+
+    ported = {**REGISTERED,
+              "equal": PortedOp("equal", "cuda-function", "cuda_equal", ("aten/src/ATen/native/cuda/Equal.cpp",)),
+              "eq.Tensor": PortedOp("eq.Tensor", "structured", "eq_out", ("aten/src/ATen/native/cuda/CompareEQ.cu",)),
+              "eq.Tensor_out": PortedOp("eq.Tensor_out", "structured", "eq_out",
+                                        ("aten/src/ATen/native/cuda/CompareEQ.cu",))}
+    equal = VIEW_AS_REAL.replace("view_as_real", "equal")
+    run = OpinfoRun("2.6.0", (OpResult("abs", (d("complex64", "error", "sample 1: " + equal),)),), 694, 1.0,
+                    tuple(ENTRIES[:1]))
+    unlinked = {"equal": (False, "missing-symbol: no ported file defines at::musa::eq(at::Tensor const&, "
+                                 "at::Tensor const&)")}
+    assert lacking_operators(run, ported, ["abs.out", "equal"], unlinked) == (
+        ["eq.Tensor", "eq.Tensor_out"], (ENTRIES[0],))
+    assert lacking_operators(run, ported, ["abs.out", "equal"], {"equal": (True, "")}) == ([], ())
+    other = {"equal": (False, "build-error (aten/src/ATen/native/musa/Equal.cpp): error: at::musa::eq( x")}
+    assert lacking_operators(run, ported, ["abs.out", "equal"], other) == ([], ())
+
+
 def test_an_operator_the_port_does_not_register_is_its_own_cause_without_files() -> None:
     results = [OpResult("abs", (d("complex64", "error", "sample 1: " + VIEW_AS_REAL),))]
     found = causes(results, REGISTERED, PORTING_REPORT)

@@ -9,7 +9,8 @@ lives and what it reaches.  Each operator then falls in one kind:
 - ``structured``: a structured kernel whose impl is a ``TORCH_IMPL_FUNC`` in a
   ported file, or a shared impl that reaches ported stubs (tril.out, and its
   delegates tril and tril_);
-- ``cuda-function``: a CUDA-only function defined in a ported file;
+- ``cuda-function``: a CUDA-only function defined in a ported file (with the ported files
+  registering the stubs that the device-generic helpers it calls call);
 - ``generic``: the CUDA key names libtorch's device-generic code, the CPU's too
   (view, view_as_real, relu); its body reaches no DispatchStub and no ported
   function, so its work re-dispatches through ``at::`` calls, and the backend
@@ -255,11 +256,33 @@ def _classify(r: Record, idx: _Index) -> Operator:
     ported_defs = [p for p, _ in _definitions(idx, kernel) if p in idx.ported and p.endswith(_KERNEL_FILES)]
     namesakes = [p for p, _ in idx.defs.get(kernel, []) + idx.macro_defs.get(kernel, []) if idx.is_generic(p)]
     if ported_defs and not namesakes:
-        return _vendor_check(r, idx, kernel) or _op(r, OpKind.CUDA_FUNCTION, files=ported_defs)
+        return _vendor_check(r, idx, kernel) or _cuda_function(r, idx, ported_defs)
     through = _through_generic(r, idx, OpKind.STUB, kernel)
     if through.kind == OpKind.UNRESOLVED and ported_defs:  # the device-generic namesake is not it
         return _vendor_check(r, idx, kernel) or _op(r, OpKind.CUDA_FUNCTION, files=ported_defs)
     return through
+
+
+def _cuda_function(r: Record, idx: _Index, ported_defs: list[str]) -> Operator:
+    """A CUDA-only kernel, with the stubs its device-generic helpers name (and the files registering them).
+
+    ``_fft_r2c_cufft`` finishes its work with ``at::native::_fft_fill_with_conjugate_symmetry_``,
+    a libtorch function whose body calls ``fft_fill_with_conjugate_symmetry_stub``, registered by
+    the ported SpectralOps.cu: without that file the device has no kernel for the stub.  Only
+    helpers the kernel calls itself count (one level), so a far-away ``copy_`` adds nothing.
+    """
+    stubs: set[str] = set()
+    for path, d in _definitions(idx, r.kernel):
+        if path not in ported_defs:
+            continue
+        for name in sorted(d.names - {r.kernel}):
+            for p, helper in idx.defs.get(name, []):
+                if idx.is_generic(p):
+                    stubs |= {n for n in helper.names if n in idx.registered}
+    own = sorted(set(ported_defs))  # first: a split registration is named after files[0]
+    files = own + sorted({f for s in stubs for f in idx.registered[s]} - set(own))
+    return Operator(r.name, r.schema, r.line, OpKind.CUDA_FUNCTION, r.kernel, tuple(sorted(stubs)), tuple(files),
+                    r.delegate)
 
 
 # Registered kernels are defined in translation units, not in headers (where a namesake
