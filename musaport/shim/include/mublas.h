@@ -191,3 +191,5 @@ inline mublasStatus_t mublasSdot(mublasHandle_t h, int n, const float* x, int in
   *result = static_cast<float>(sum);
   return MUBLAS_STATUS_SUCCESS;
 }
+
+#include "musaport_shim/mublas_solve.h"  // muBLAS LAPACK-like routines (batched LU/QR/gels, trsm)
