@@ -290,3 +290,21 @@ void dot<at::Half>(MUSABLAS_DOT_ARGTYPES(at::Half)) {
     found = [(p.kind, p.line, p.template) for p in search({"MUSABlas.cpp": data}, symbol)]
     assert ("definition", 5, True) in found
     assert ("definition", 2, True) in found
+
+
+def test_a_braced_default_argument_does_not_end_the_parameter_list() -> None:
+    """2.6.0's BatchLinearAlgebraLib.cpp has ``const std::vector<int64_t>& batches = {}`` in a parameter
+    list; read as a function body, it hid every later definition of the file (svd_cusolver...)."""
+    source = b"""namespace at::native {
+static void gesvd(const int& a,
+  const std::vector<int64_t>& batches = {}
+) {
+  g(std::vector<int>{1, 2});
+}
+void after(int x, Options o = Options{1}) {
+  h();
+}
+}  // namespace at::native
+"""
+    assert _kinds("after", source) == [("definition", "at::native::after", 7)]
+    assert _kinds("gesvd", source) == [("definition", "at::native::gesvd", 2)]

@@ -112,6 +112,9 @@ class _Tracker:
 
     def _open(self, head: str, start: int, brace: int) -> tuple[int, int]:
         """Classify a ``{``; returns (next statement start, offset to skip to)."""
+        if head.count("(") > head.count(")"):  # inside a parameter list or call: a braced default or argument
+            end = matching(self.code, brace)
+            return start, (len(self.code) if end < 0 else end) + 1
         body = _strip_template_head(head)
         ns = _NAMESPACE.match(body)
         if ns:
