@@ -308,3 +308,19 @@ void after(int x, Options o = Options{1}) {
 """
     assert _kinds("after", source) == [("definition", "at::native::after", 7)]
     assert _kinds("gesvd", source) == [("definition", "at::native::gesvd", 2)]
+
+
+def test_a_defaulted_definition_out_of_its_class_is_a_definition() -> None:
+    """2.6.0's tunable/StreamTimer.cpp defines 'StreamTimer::~StreamTimer() = default;': the device build
+    must find it there; inside the class the same words only declare (the definition is inline)."""
+    source = b"""namespace at::cuda::tunable {
+class StreamTimer {
+  ~StreamTimer() = default;
+  void Start();
+};
+StreamTimer::~StreamTimer() = default;
+void StreamTimer::Start() = delete;
+}
+"""
+    assert _kinds("~StreamTimer", source) == [("declaration", "at::cuda::tunable::StreamTimer::~StreamTimer", 3),
+                                              ("definition", "at::cuda::tunable::StreamTimer::~StreamTimer", 6)]

@@ -30,6 +30,7 @@ _NOT_A_NAME = frozenset({"__launch_bounds__", "__attribute__", "alignas", "declt
 _QUALIFIED_TAIL = re.compile(r"((?:::\s*)?(?:\w+\s*(?:<>)?\s*::\s*)*~?\w*(?:(?<=\w)\s*<>)?)\s*$")
 _MACRO_LINE = re.compile(r"\s*[A-Z][A-Z0-9_]*\s*(?:\((?:[^()\n]|\([^()]*\))*\))?[ \t]*\n")
 _MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_DEFAULTED = re.compile(r"\)[^()]*=\s*default\s*$")
 _OPERATOR_NAME = re.compile(r"\boperator\s*(\(\s*\)|\[\s*\]|new\b|delete\b|[^\w\s(]+|\w[\w\s:*&]*?)\s*\(")
 
 
@@ -143,7 +144,10 @@ class _Tracker:
             return
         body = _strip_template_head(head)
         if _is_function_head(body) and "=" not in _top_level(body).split("(", 1)[0]:
-            self._record(DECLARATION, head, start, _function_name(body), body is not head)
+            # out of its class, 'X::~X() = default;' defines the function (in the class it is inline)
+            defaulted = _DEFAULTED.search(body) and not (self.stack and self.stack[-1].is_class)
+            self._record(DEFINITION if defaulted else DECLARATION, head, start, _function_name(body),
+                         body is not head)
         elif _CLASS_KEY.match(body) or body.lstrip().startswith(("using", "typedef", "friend", "namespace")):
             return
         else:
