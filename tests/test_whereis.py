@@ -300,3 +300,37 @@ def test_an_out_of_line_defaulted_destructor_is_a_definition() -> None:
     assert [(p.kind, p.line) for p in search({"StreamTimer.cpp": data}, symbol)] == [("definition", 3)]
     header = b"namespace at::musa::tunable {\nclass StreamTimer : public ITimer {\n public:\n  ~StreamTimer() override;\n};\n}\n"
     assert [(p.kind, p.line) for p in search({"StreamTimer.h": header}, symbol)] == [("declaration", 4)]
+
+
+def test_a_braced_default_argument_does_not_end_the_parameter_list() -> None:
+    """2.6.0's BatchLinearAlgebraLib.cpp has ``const std::vector<int64_t>& batches = {}`` in a parameter
+    list; read as a function body, it hid every later definition of the file (svd_cusolver...)."""
+    source = b"""namespace at::native {
+static void gesvd(const int& a,
+  const std::vector<int64_t>& batches = {}
+) {
+  g(std::vector<int>{1, 2});
+}
+void after(int x, Options o = Options{1}) {
+  h();
+}
+}  // namespace at::native
+"""
+    assert _kinds("after", source) == [("definition", "at::native::after", 7)]
+    assert _kinds("gesvd", source) == [("definition", "at::native::gesvd", 2)]
+
+
+def test_a_defaulted_definition_out_of_its_class_is_a_definition() -> None:
+    """2.6.0's tunable/StreamTimer.cpp defines 'StreamTimer::~StreamTimer() = default;': the device build
+    must find it there; inside the class the same words only declare (the definition is inline)."""
+    source = b"""namespace at::cuda::tunable {
+class StreamTimer {
+  ~StreamTimer() = default;
+  void Start();
+};
+StreamTimer::~StreamTimer() = default;
+void StreamTimer::Start() = delete;
+}
+"""
+    assert _kinds("~StreamTimer", source) == [("declaration", "at::cuda::tunable::StreamTimer::~StreamTimer", 3),
+                                              ("definition", "at::cuda::tunable::StreamTimer::~StreamTimer", 6)]

@@ -113,6 +113,9 @@ class _Tracker:
 
     def _open(self, head: str, start: int, brace: int) -> tuple[int, int]:
         """Classify a ``{``; returns (next statement start, offset to skip to)."""
+        if head.count("(") > head.count(")"):  # inside a parameter list or call: a braced default or argument
+            end = matching(self.code, brace)
+            return start, (len(self.code) if end < 0 else end) + 1
         body = _strip_template_head(head)
         ns = _NAMESPACE.match(body)
         if ns:
@@ -141,10 +144,10 @@ class _Tracker:
             return
         body = _strip_template_head(head)
         if _is_function_head(body) and "=" not in _top_level(body).split("(", 1)[0]:
-            # ``X::~X() = default;`` is an out-of-line definition: its TU emits the function (and the
-            # vtable, when it is the key function)
-            kind = DEFINITION if _DEFAULTED.search(_top_level(body)) else DECLARATION
-            self._record(kind, head, start, _function_name(body), body is not head)
+            # out of its class, 'X::~X() = default;' defines the function (in the class it is inline)
+            defaulted = _DEFAULTED.search(body) and not (self.stack and self.stack[-1].is_class)
+            self._record(DEFINITION if defaulted else DECLARATION, head, start, _function_name(body),
+                         body is not head)
         elif _CLASS_KEY.match(body) or body.lstrip().startswith(("using", "typedef", "friend", "namespace")):
             return
         else:

@@ -419,3 +419,5 @@ inline mublasStatus_t mublasSscal(mublasHandle_t h, int n, const float* alpha, f
   for (int i = 0; i < n; ++i) x[i * incx] *= *alpha;
   return MUBLAS_STATUS_SUCCESS;
 }
+
+#include "musaport_shim/mublas_solve.h"  // muBLAS LAPACK-like routines (batched LU/QR/gels, trsm)
