@@ -89,6 +89,30 @@ inline void sort_blocked(unsigned char* storage, int rank, int count, K (&keys)[
   sync();  // the storage may be reused by the caller's next collective
 }
 
+// A block-wide reduction under `op` of the values of threads 0..valid-1 (in rank order), through
+// `storage` (count + 1 slots); every thread receives the result.
+template <typename T, typename Op, typename Sync>
+inline T reduce_block(unsigned char* storage, int rank, int count, T input, Op op, int valid, Sync sync) {
+  std::memcpy(storage + sizeof(T) * rank, &input, sizeof(T));
+  sync();
+  if (rank == 0) {
+    const int n = valid < count ? (valid > 0 ? valid : 1) : count;
+    T total;
+    std::memcpy(static_cast<void*>(&total), storage, sizeof(T));
+    for (int r = 1; r < n; ++r) {
+      T v;
+      std::memcpy(static_cast<void*>(&v), storage + sizeof(T) * r, sizeof(T));
+      total = op(total, v);
+    }
+    std::memcpy(storage + sizeof(T) * count, &total, sizeof(T));
+  }
+  sync();
+  T result;
+  std::memcpy(static_cast<void*>(&result), storage + sizeof(T) * count, sizeof(T));
+  sync();  // the storage may be reused by the caller's next collective
+  return result;
+}
+
 // Moves between the blocked arrangement (thread r holds elements r*N .. r*N+N-1) and the striped one
 // (thread r holds r, r+count, ...), through `storage`; `sync` is the group's barrier.
 template <int N, typename T, typename OutputT, typename Sync>
