@@ -69,6 +69,95 @@ def test_the_device_build_lets_exited_threads_arrive_at_a_barrier(run_mode) -> N
     assert ran.stdout == "FAIL trap_partial_barrier: the partial barrier was not reported (status: no error)\n"
 
 
+def _build_fixture(run_mode, name: str, exe_name: str, *flags: str) -> Path:
+    """A fixture's CPU copy (from the run mode's work folder) compiled again with extra flags."""
+    import subprocess
+
+    from musaport.validate.kernels import CXX, _compile_command, link_flags
+
+    cpp = run_mode[2] / ".musaport" / "validate-run" / f"{name}.cpp"
+    obj, exe = cpp.with_name(f"{exe_name}.o"), cpp.with_name(exe_name)
+    subprocess.run([*_compile_command(cpp, obj), *flags], check=True)
+    subprocess.run([CXX, "-pthread", str(obj), "-o", str(exe), *link_flags([obj])], check=True)
+    return exe
+
+
+def test_kernel_faults_become_runtime_errors_with_their_diagnostic(run_mode) -> None:
+    """A trap, a device assert and an exception stop their grid and come back as musaErrorAssert /
+    musaErrorLaunchFailure (the fixture checks the codes and that the next kernel runs); each still says
+    where it happened on stderr, and the process lives on (the old runtime aborted at the trap)."""
+    import subprocess
+
+    exe = run_mode[2] / ".musaport" / "validate-run" / "kernel_faults"
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.startswith("PASS kernel_faults")
+    lines = ran.stderr.splitlines()
+    assert lines[0] == "musaport: error: __trap() in block (1,0,0) thread (37,0,0); the grid stops (musaErrorAssert)"
+    assert lines[1].startswith("musaport: error: device-side assert in block (1,0,0) thread (0,0,0): ")
+    assert "kernel_faults.mu:" in lines[1] and "Assertion `entered[blockIdx.x] == 1000' failed" in lines[1]
+    assert lines[2] == ("musaport: error: kernel threw an exception in block (1,0,0) thread (3,0,0): "
+                        "host branch reached in a kernel; the grid stops (musaErrorLaunchFailure)")
+    assert len(lines) == 3
+
+
+@pytest.mark.parametrize("workers", ["1", "3"])
+def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
+    """As the musa device builds kernels (exited threads arrive at barriers), with one worker thread or
+    several: a fault is still an error code, never a barrier released by the faulting thread."""
+    import os
+    import subprocess
+
+    from musaport.validate.device import DEVICE_FLAGS
+
+    exe = _build_fixture(run_mode, "kernel_faults", "faults_device", *DEVICE_FLAGS)
+    env = {**os.environ, "MUSAPORT_CPU_WORKERS": workers}
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, env=env)
+    assert ran.returncode == 0 and ran.stdout.startswith("PASS kernel_faults"), ran.stdout + ran.stderr
+
+
+OVERFLOW = """\
+#include <musa_runtime.h>
+#include <cstdio>
+__device__ int deep(volatile char* p, int n) {
+  volatile char frame[4096];
+  frame[0] = p[0];
+  return n == 0 ? frame[0] : deep(frame, n - 1) + 1;
+}
+__global__ void recurse(int* out) {
+  __syncthreads();  // the block runs on fibers from here
+  char seed = 1;
+  out[threadIdx.x] = deep(&seed, 100000);
+}
+int main() {
+  int* out;
+  musaMalloc(&out, 64 * sizeof(int));
+  musaport_launch(dim3(1), dim3(64), 0, 0, recurse, out);
+  std::printf("survived: %s\\n", musaGetErrorName(musaGetLastError()));
+  return 0;
+}
+"""
+
+
+def test_fiber_stack_overflow_stays_a_hard_abort(tmp_path: Path) -> None:
+    """Unlike a trap, an overflowing fiber stack cannot be recovered from: the guard page's SIGSEGV still
+    aborts the process with its message."""
+    import subprocess
+
+    from musaport.validate.kernels import CXX, link_flags
+    from musaport.resources import shim_include
+
+    cpp, obj, exe = tmp_path / "overflow.cpp", tmp_path / "overflow.o", tmp_path / "overflow"
+    cpp.write_text(OVERFLOW)
+    subprocess.run([CXX, "-std=c++17", "-O0", "-pthread", f"-I{shim_include()}", "-c", str(cpp), "-o", str(obj)],
+                   check=True)
+    subprocess.run([CXX, "-pthread", str(obj), "-o", str(exe), *link_flags([obj])], check=True)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode != 0
+    assert "survived" not in ran.stdout
+    assert "musaport: error: fiber stack overflow in block (0,0,0) thread (" in ran.stderr
+
+
 def test_run_mode_builds_from_the_ported_source(run_mode) -> None:
     mu = (run_mode[2] / ".musaport" / "validate-run" / "dynamic_shared.mu").read_text()
     assert mu.startswith("// musaport")

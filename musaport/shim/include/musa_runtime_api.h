@@ -11,6 +11,7 @@
 #include "musaport_shim/config.h"
 #include "musaport_shim/vector_types.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdlib>
@@ -45,6 +46,7 @@ enum musaError {
   musaErrorIllegalAddress = 700,
   musaErrorLaunchOutOfResources = 701,
   musaErrorPeerAccessAlreadyEnabled = 704,
+  musaErrorAssert = 710,
   musaErrorLaunchFailure = 719,
   musaErrorNotSupported = 801,
   musaErrorUnknown = 999
@@ -219,6 +221,31 @@ inline musaError_t record(musaError_t error) {
   return error;
 }
 
+// A kernel fault (trap, device assert, exception: see cpu/launch.h) waiting to
+// be reported.  Process-wide, like the device.  Not sticky, unlike the GPU's:
+// it is reported once, by musaGetLastError or by the first synchronising call
+// (musaDeviceSynchronize, musaStreamSynchronize, musaEventSynchronize,
+// musaMemcpy), whichever comes first; then the runtime works again, so a test
+// harness running thousands of tests in one process keeps going (README).
+inline std::atomic<int>& pending_fault() {
+  static std::atomic<int> fault{musaSuccess};
+  return fault;
+}
+
+// Called by the launch that faulted, on the launching thread.
+inline void raise_fault(musaError_t error) {
+  pending_fault().store(error);
+  last_error() = error;
+}
+
+// What a synchronising call returns: the pending fault (now reported), else `otherwise`.
+inline musaError_t report_fault(musaError_t otherwise = musaSuccess) {
+  const int fault = pending_fault().exchange(musaSuccess);
+  if (fault == musaSuccess) return otherwise;
+  if (last_error() == fault) last_error() = musaSuccess;  // reported here, not again by musaGetLastError
+  return static_cast<musaError_t>(fault);
+}
+
 // Allocation registry: lets musaPointerGetAttributes and musaFree tell
 // "device" memory from other pointers.
 struct Allocation {
@@ -301,6 +328,7 @@ inline const char* musaGetErrorName(musaError_t error) {
     case musaErrorIllegalAddress: return "musaErrorIllegalAddress";
     case musaErrorLaunchOutOfResources: return "musaErrorLaunchOutOfResources";
     case musaErrorPeerAccessAlreadyEnabled: return "musaErrorPeerAccessAlreadyEnabled";
+    case musaErrorAssert: return "musaErrorAssert";
     case musaErrorLaunchFailure: return "musaErrorLaunchFailure";
     case musaErrorNotSupported: return "musaErrorNotSupported";
     case musaErrorUnknown: return "musaErrorUnknown";
@@ -328,6 +356,7 @@ inline const char* musaGetErrorString(musaError_t error) {
     case musaErrorIllegalAddress: return "an illegal memory access was encountered";
     case musaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case musaErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
+    case musaErrorAssert: return "device-side assert triggered";
     case musaErrorLaunchFailure: return "unspecified launch failure";
     case musaErrorNotSupported: return "operation not supported";
     case musaErrorUnknown: return "unknown error";
@@ -338,6 +367,10 @@ inline const char* musaGetErrorString(musaError_t error) {
 inline musaError_t musaGetLastError() {
   const musaError_t error = musaport::rt::last_error();
   musaport::rt::last_error() = musaSuccess;
+  if (error != musaSuccess) {  // a kernel fault it returns is reported: the next synchronisation succeeds
+    int fault = error;
+    musaport::rt::pending_fault().compare_exchange_strong(fault, musaSuccess);
+  }
   return error;
 }
 
@@ -365,7 +398,8 @@ inline musaError_t musaGetDeviceFlags(unsigned int* flags) {
   if (flags) *flags = 0;
   return musaSuccess;
 }
-inline musaError_t musaDeviceSynchronize() { return musaSuccess; }  // all work is synchronous
+// All work is synchronous: synchronising only reports a kernel fault not yet reported.
+inline musaError_t musaDeviceSynchronize() { return musaport::rt::report_fault(); }
 inline musaError_t musaDeviceReset() { return musaSuccess; }
 
 // ---------------------------------------------------------------- stream capture and graphs
@@ -581,22 +615,30 @@ inline musaError_t musaPointerGetAttributes(musaPointerAttributes* attr, const v
   return musaSuccess;
 }
 
-inline musaError_t musaMemcpy(void* dst, const void* src, size_t bytes, musaMemcpyKind kind) {
-  if (!musaport::rt::valid_kind(kind)) return musaport::rt::record(musaErrorInvalidMemcpyDirection);
+namespace musaport::rt {
+inline musaError_t copy(void* dst, const void* src, size_t bytes, musaMemcpyKind kind) {
+  if (!valid_kind(kind)) return record(musaErrorInvalidMemcpyDirection);
   if (bytes == 0) return musaSuccess;
-  if (dst == nullptr || src == nullptr) return musaport::rt::record(musaErrorInvalidValue);
+  if (dst == nullptr || src == nullptr) return record(musaErrorInvalidValue);
   std::memmove(dst, src, bytes);
   return musaSuccess;
 }
+}  // namespace musaport::rt
+
+// The blocking copy synchronises, so it reports a pending kernel fault; the other copies do not.
+inline musaError_t musaMemcpy(void* dst, const void* src, size_t bytes, musaMemcpyKind kind) {
+  const musaError_t error = musaport::rt::copy(dst, src, bytes, kind);
+  return error != musaSuccess ? error : musaport::rt::report_fault();
+}
 inline musaError_t musaMemcpyAsync(void* dst, const void* src, size_t bytes, musaMemcpyKind kind,
                                    musaStream_t = nullptr) {
-  return musaMemcpy(dst, src, bytes, kind);
+  return musaport::rt::copy(dst, src, bytes, kind);
 }
 inline musaError_t musaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                                 size_t height, musaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return musaport::rt::record(musaErrorInvalidPitchValue);
   for (size_t row = 0; row < height; ++row) {
-    const musaError_t e = musaMemcpy(static_cast<char*>(dst) + row * dpitch,
+    const musaError_t e = musaport::rt::copy(static_cast<char*>(dst) + row * dpitch,
                                      static_cast<const char*>(src) + row * spitch, width, kind);
     if (e != musaSuccess) return e;
   }
@@ -607,7 +649,7 @@ inline musaError_t musaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, 
   return musaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 inline musaError_t musaMemcpyPeer(void* dst, int, const void* src, int, size_t bytes) {
-  return musaMemcpy(dst, src, bytes, musaMemcpyDefault);
+  return musaport::rt::copy(dst, src, bytes, musaMemcpyDefault);
 }
 inline musaError_t musaMemset(void* dst, int value, size_t bytes) {
   if (bytes == 0) return musaSuccess;
@@ -627,12 +669,12 @@ inline musaError_t musaMemset2D(void* dst, size_t pitch, int value, size_t width
 inline musaError_t musaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset = 0,
                                       musaMemcpyKind kind = musaMemcpyHostToDevice) {
   if (symbol == nullptr) return musaport::rt::record(musaErrorInvalidSymbol);
-  return musaMemcpy(static_cast<char*>(const_cast<void*>(symbol)) + offset, src, bytes, kind);
+  return musaport::rt::copy(static_cast<char*>(const_cast<void*>(symbol)) + offset, src, bytes, kind);
 }
 inline musaError_t musaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset = 0,
                                         musaMemcpyKind kind = musaMemcpyDeviceToHost) {
   if (symbol == nullptr) return musaport::rt::record(musaErrorInvalidSymbol);
-  return musaMemcpy(dst, static_cast<const char*>(symbol) + offset, bytes, kind);
+  return musaport::rt::copy(dst, static_cast<const char*>(symbol) + offset, bytes, kind);
 }
 inline musaError_t musaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes, size_t offset,
                                            musaMemcpyKind kind, musaStream_t = nullptr) {
@@ -663,7 +705,7 @@ inline musaError_t musaStreamDestroy(musaStream_t stream) {
   delete stream;
   return musaSuccess;
 }
-inline musaError_t musaStreamSynchronize(musaStream_t) { return musaSuccess; }
+inline musaError_t musaStreamSynchronize(musaStream_t) { return musaport::rt::report_fault(); }
 inline musaError_t musaStreamQuery(musaStream_t) { return musaSuccess; }
 inline musaError_t musaStreamGetFlags(musaStream_t stream, unsigned int* flags) {
   if (flags) *flags = musaport::rt::is_builtin_stream(stream) ? 0u : stream->flags;
@@ -700,7 +742,10 @@ inline musaError_t musaEventRecord(musaEvent_t event, musaStream_t = nullptr) {
 inline musaError_t musaEventQuery(musaEvent_t event) {
   return event ? musaSuccess : musaport::rt::record(musaErrorInvalidResourceHandle);
 }
-inline musaError_t musaEventSynchronize(musaEvent_t event) { return musaEventQuery(event); }
+inline musaError_t musaEventSynchronize(musaEvent_t event) {
+  const musaError_t error = musaEventQuery(event);
+  return error != musaSuccess ? error : musaport::rt::report_fault();
+}
 inline musaError_t musaStreamWaitEvent(musaStream_t, musaEvent_t event, unsigned int = 0) {
   return musaEventQuery(event);
 }

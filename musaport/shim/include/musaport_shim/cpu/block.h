@@ -16,6 +16,8 @@
 // the source location of the barrier or warp operation, and the run aborts.
 #pragma once
 
+#include <csetjmp>
+#include <cstdarg>
 #include <exception>
 #include <vector>
 
@@ -41,6 +43,14 @@ struct KernelBody {
   void (*invoke)(void*);
   void* object;
 };
+
+// A GPU thread's fault: it stops the grid, and the launch reports it as a
+// runtime error (musaErrorAssert, musaErrorLaunchFailure) instead of aborting.
+enum class Fault : unsigned char { None, Assert, LaunchFailure };
+
+inline const char* fault_error_name(Fault fault) {
+  return fault == Fault::Assert ? "musaErrorAssert" : "musaErrorLaunchFailure";
+}
 
 enum class LaneState : unsigned char { NotStarted, Ready, Running, AtBarrier, AtWarp, Exited };
 
@@ -100,20 +110,53 @@ class BlockRunner {
   const uint3& block_index() const { return block_; }
   const Lane& current() const { return *current_; }
 
-  // Run every thread of one block to completion.
-  void run_block(const KernelBody& body, dim3 block_dim, uint3 block_index) {
+  // Run every thread of one block to completion, or until one of them
+  // faults (the block's other threads are then abandoned: see fault()).
+  Fault run_block(const KernelBody& body, dim3 block_dim, uint3 block_index) {
     begin(body, block_dim, block_index);
-    for (unsigned t = 0; t < n_; ++t) {
-      enter(lanes_[t]);
-      invoke_kernel();
-      if (promoted_) {  // lane t turned this block into fibers and has just finished
-        finish_native_lane();
-        break;
+    if (setjmp(escape_) == 0) {
+      for (unsigned t = 0; t < n_; ++t) {
+        enter(lanes_[t]);
+        invoke_kernel();
+        if (promoted_) {  // lane t turned this block into fibers and has just finished
+          finish_native_lane();
+          break;
+        }
+        lanes_[t].state = LaneState::Exited;
+        ++exited_;
       }
-      lanes_[t].state = LaneState::Exited;
-      ++exited_;
     }
     end();
+    return fault_;
+  }
+
+  // The running GPU thread trapped, failed a device assert or let an
+  // exception escape.  Print the diagnostic line and leave the block for
+  // good: on the GPU the fault ends the whole grid, so no thread of the block
+  // may run on.  The thread on the OS stack (the "native lane": the only one
+  // in plain mode, the one that promoted the block otherwise) jumps straight
+  // back to run_block; a fiber first switches to the suspended native lane,
+  // which jumps back when it sees fault_.  Fibers parked at barriers or warp
+  // operations are never resumed; their stacks are mmap'd per lane and are
+  // re-prepared by the next block, so abandoning them frees nothing twice and
+  // leaks only what a kernel allocated on the heap.  Never a barrier release:
+  // with MUSAPORT_EXITED_THREADS_ARRIVE, too, the faulting thread does not
+  // count as exited.
+  [[noreturn, gnu::format(printf, 3, 4)]] void fault(Fault kind, const char* format, ...) {
+    std::fflush(stdout);
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    std::fprintf(stderr, "musaport: error: %s; the grid stops (%s)\n", message, fault_error_name(kind));
+    std::fflush(stderr);
+    fault_ = kind;
+    if (!promoted_ || current_->id == native_) std::longjmp(escape_, 1);  // already on the OS stack
+    Lane& native = lanes_[native_];
+    current_ = &native;
+    fiber_switch(nullptr, native.state == LaneState::Exited ? exit_context_ : native.context);
+    __builtin_unreachable();
   }
 
   // __syncthreads() and its counting variants.
@@ -213,6 +256,7 @@ class BlockRunner {
       lane.has_context = false;
     }
     promoted_ = false;
+    fault_ = Fault::None;
     exited_ = arrived_ = votes_ = 0;
     head_ = queued_ = 0;
     active_ = true;
@@ -230,22 +274,32 @@ class BlockRunner {
     ::threadIdx = lane.index;
   }
 
+  // An exception escaping the kernel is a launch failure.  The handler only
+  // copies its message: the fault leaves the thread after the exception is
+  // destroyed, so the C++ runtime's per-thread exception state stays clean.
   void invoke_kernel() {
+    char what[512];
+    what[0] = '\0';
+    bool threw = false;
     try {
       body_.invoke(body_.object);
     } catch (const std::exception& e) {
-      die("kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u): %s", block_.x, block_.y, block_.z,
-          current_->index.x, current_->index.y, current_->index.z, e.what());
+      threw = true;
+      std::snprintf(what, sizeof(what), ": %s", e.what());
     } catch (...) {
-      die("kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u)", block_.x, block_.y, block_.z,
-          current_->index.x, current_->index.y, current_->index.z);
+      threw = true;
     }
+    if (!threw) return;
+    if (char* newline = std::strchr(what, '\n')) *newline = '\0';  // c10::Error appends a backtrace
+    fault(Fault::LaunchFailure, "kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u)%s", block_.x,
+          block_.y, block_.z, current_->index.x, current_->index.y, current_->index.z, what);
   }
 
   // Switch the block to fibers: every thread after the current one becomes a
   // fiber; the current thread continues on the native stack.
   void promote() {
     promoted_ = true;
+    native_ = current_->id;
     current_->has_context = true;  // saved by its first switch, before anyone resumes it
     for (unsigned i = current_->id + 1; i < n_; ++i) {
       lanes_[i].state = LaneState::Ready;
@@ -273,6 +327,8 @@ class BlockRunner {
     enter(next);
     if (!next.has_context) start_fiber(next);
     fiber_switch(save, next.context);
+    // Resumed.  After a fault only the native lane ever is: back to run_block.
+    if (fault_ != Fault::None) std::longjmp(escape_, 1);
   }
 
   void start_fiber(Lane& lane) {
@@ -502,6 +558,9 @@ class BlockRunner {
   unsigned n_ = 0;
   bool promoted_ = false;
   bool active_ = false;
+  Fault fault_ = Fault::None;
+  unsigned native_ = 0;   // the lane on the OS stack of a promoted block
+  std::jmp_buf escape_;   // run_block's frame, where a fault returns to
   unsigned exited_ = 0;
   unsigned arrived_ = 0;  // threads waiting at the barrier
   BarrierKind pending_kind_ = BarrierKind::Sync;  // the kind of the barrier they wait at

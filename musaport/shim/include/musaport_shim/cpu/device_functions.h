@@ -374,11 +374,33 @@ inline double __dsqrt_rn(double x) { return std::sqrt(x); }
 inline double __fma_rn(double x, double y, double z) { return std::fma(x, y, z); }
 
 // ---------------------------------------------------------------- misc
+// A trap stops the grid; the launch reports musaErrorAssert (as the GPU does).
 inline void __trap() {
-  const musaport::cpu::BlockRunner& r = musaport::cpu::device_runner("__trap()", "?", 0);
+  musaport::cpu::BlockRunner& r = musaport::cpu::device_runner("__trap()", "?", 0);
   const uint3 b = r.block_index(), t = r.current().index;
-  musaport::cpu::die("__trap() in block (%u,%u,%u) thread (%u,%u,%u)", b.x, b.y, b.z, t.x, t.y, t.z);
+  r.fault(musaport::cpu::Fault::Assert, "__trap() in block (%u,%u,%u) thread (%u,%u,%u)", b.x, b.y, b.z, t.x, t.y,
+          t.z);
 }
+
+// Device-side assert: glibc's assert() and PyTorch's MUSA_KERNEL_ASSERT call
+// __assert_fail, which would abort the process.  This header renames the
+// calls (the macro below, so every use compiled after it, whatever was
+// included first) to a function that, inside a kernel, stops the grid with
+// musaErrorAssert, and outside one fails like glibc's.
+extern "C" [[noreturn]] inline void musaport_assert_fail(const char* expr, const char* file, unsigned int line,
+                                                         const char* function) noexcept {
+  musaport::cpu::Worker* w = musaport::cpu::tls_worker;
+  if (w == nullptr || !w->runner.active()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expr);
+    std::abort();
+  }
+  const uint3 b = w->runner.block_index(), t = w->runner.current().index;
+  w->runner.fault(musaport::cpu::Fault::Assert,
+                  "device-side assert in block (%u,%u,%u) thread (%u,%u,%u): %s:%u: %s: Assertion `%s' failed", b.x,
+                  b.y, b.z, t.x, t.y, t.z, file, line, function, expr);
+}
+#define __assert_fail musaport_assert_fail
 inline void __brkpt() {}
 inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())

@@ -161,17 +161,25 @@ struct Grid {
   dim3 grid, block;
   KernelBody body;
   unsigned long long blocks;
+  mutable std::atomic<Fault> fault{Fault::None};  // the first fault of a block stops the grid
 };
 
-// Blocks are numbered with x fastest, then y, then z.
-inline void run_block(Worker& worker, const Grid& g, unsigned long long linear) {
+// Blocks are numbered with x fastest, then y, then z.  Returns false once the
+// grid has faulted (this block or another worker's): no further block starts.
+inline bool run_block(Worker& worker, const Grid& g, unsigned long long linear) {
   const unsigned long long gx = g.grid.x, gy = g.grid.y;
   const uint3 b{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
                 static_cast<unsigned>(linear / (gx * gy))};
   ::blockIdx = b;
   ::blockDim = g.block;
   ::gridDim = g.grid;
-  worker.runner.run_block(g.body, g.block, b);
+  const Fault fault = worker.runner.run_block(g.body, g.block, b);
+  if (fault != Fault::None) {
+    Fault none = Fault::None;
+    g.fault.compare_exchange_strong(none, fault);
+    return false;
+  }
+  return g.fault.load(std::memory_order_relaxed) == Fault::None;
 }
 
 // MUSAPORT_CPU_WORKERS: OS threads that run blocks.  Unset or 1: the calling
@@ -234,8 +242,7 @@ class WorkerPool {
     Worker& worker = this_worker();
     for (;;) {
       const unsigned long long b = next_block_.fetch_add(1, std::memory_order_relaxed);
-      if (b >= g.blocks) return;
-      run_block(worker, g, b);
+      if (b >= g.blocks || !run_block(worker, g, b)) return;
     }
   }
 
@@ -276,9 +283,18 @@ inline void launch(dim3 grid, dim3 block, size_t shmem, musaStream_t, KernelBody
   const Grid g{grid, block, body, 1ull * grid.x * grid.y * grid.z};
   if (configured_workers() <= 1 || g.blocks == 1) {
     Worker& worker = this_worker();
-    for (unsigned long long b = 0; b < g.blocks; ++b) run_block(worker, g, b);
+    for (unsigned long long b = 0; b < g.blocks && run_block(worker, g, b); ++b) {
+    }
   } else {
     worker_pool().run(g);
+  }
+  // A trap or device assert is the GPU's musaErrorAssert; an exception, the
+  // "unspecified launch failure".  Reported like an asynchronous fault: by
+  // musaGetLastError, or by the next synchronising call (musa_runtime_api.h).
+  switch (g.fault.load()) {
+    case Fault::None: break;
+    case Fault::Assert: rt::raise_fault(musaErrorAssert); break;
+    case Fault::LaunchFailure: rt::raise_fault(musaErrorLaunchFailure); break;
   }
 }
 
