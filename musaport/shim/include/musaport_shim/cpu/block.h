@@ -143,14 +143,12 @@ class BlockRunner {
   // with MUSAPORT_EXITED_THREADS_ARRIVE, too, the faulting thread does not
   // count as exited.
   [[noreturn, gnu::format(printf, 3, 4)]] void fault(Fault kind, const char* format, ...) {
-    std::fflush(stdout);
-    char message[1024];
+    char tail[64];
+    std::snprintf(tail, sizeof(tail), "; the grid stops (%s)", fault_error_name(kind));
     va_list args;
     va_start(args, format);
-    std::vsnprintf(message, sizeof(message), format, args);
+    print_error_line(tail, format, args);
     va_end(args);
-    std::fprintf(stderr, "musaport: error: %s; the grid stops (%s)\n", message, fault_error_name(kind));
-    std::fflush(stderr);
     fault_ = kind;
     if (!promoted_ || current_->id == native_) std::longjmp(escape_, 1);  // already on the OS stack
     Lane& native = lanes_[native_];

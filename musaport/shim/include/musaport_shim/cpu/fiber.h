@@ -15,19 +15,24 @@
 
 namespace musaport::cpu {
 
+// Print one line "musaport: error: <message><tail>" on stderr, after what the kernel printed.
+inline void print_error_line(const char* tail, const char* format, va_list args) {
+  std::fflush(stdout);
+  char message[1024];
+  std::vsnprintf(message, sizeof(message), format, args);
+  std::fprintf(stderr, "musaport: error: %s%s\n", message, tail);
+  std::fflush(stderr);
+}
+
 // Print one line "musaport: error: ..." and abort.  Kernel faults (partial
 // barriers, broken warp operations, bad launches from device code) are
 // programming errors that a CPU run must surface, never hang on.
 [[noreturn]] inline void die(const char* format, ...) __attribute__((format(printf, 1, 2)));
 [[noreturn]] inline void die(const char* format, ...) {
-  std::fflush(stdout);
-  char message[1024];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
+  print_error_line("", format, args);
   va_end(args);
-  std::fprintf(stderr, "musaport: error: %s\n", message);
-  std::fflush(stderr);
   std::abort();
 }
 
