@@ -54,11 +54,24 @@ def test_a_completed_environment_is_reused_and_serves_the_link(tmp_path: Path) -
     root = tmp_path / "torch" / "2.6.0"
     site = root / "lib" / "python3.11" / "site-packages"
     (site / "torch" / "lib").mkdir(parents=True)
-    (root / ".complete").write_text("2.6.0\nlib/python3.11/site-packages\n")
+    (root / ".complete").write_text("2.6.0\nlib/python3.11/site-packages\n" + " ".join(torchenv.TEST_PACKAGES) + "\n")
     env = torchenv.fetch("2.6.0", tmp_path, log=lambda m: pytest.fail(f"fetched again: {m}"))
     assert env.python == root / "bin" / "python" and env.site_packages == site
     assert lt.fetch("2.6.0", tmp_path).lib == site / "torch" / "lib"
     assert torchenv.fetched(tmp_path) == [root]
+
+
+def test_an_environment_made_without_a_test_package_gets_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A marker of an older musaport (no package line) makes fetch install the test packages into it."""
+    _offline(monkeypatch, tmp_path)
+    root = tmp_path / "torch" / "2.6.0"
+    (root / "bin").mkdir(parents=True)
+    (root / ".complete").write_text("2.6.0\nlib/python3.11/site-packages\n")
+    said: list[str] = []
+    with pytest.raises(torchenv.FetchError, match=r"^pip install .*setuptools failed"):
+        torchenv.fetch("2.6.0", tmp_path, log=said.append)
+    assert said and "setuptools" in said[0]
+    assert (root / ".complete").read_text() == "2.6.0\nlib/python3.11/site-packages\n"  # still not topped up
 
 
 def test_the_real_environment_imports_torch_and_the_test_packages() -> None:
@@ -69,6 +82,7 @@ def test_the_real_environment_imports_torch_and_the_test_packages() -> None:
             pytest.fail("CI fetches torch 2.6.0 into the user cache (the backend tests need it)")
         pytest.skip("torch 2.6.0 not fetched into the user cache yet")
     done = subprocess.run([str(env.python), "-c", "import torch, expecttest, hypothesis, numpy, pytest; "
+                           "import torch.testing._internal.common_utils; "
                            "print(torch.__version__, torch.cuda.is_available())"],
                           capture_output=True, text=True, cwd=env.root)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -7,7 +7,9 @@ download serves both: ``pip install torch==<release>`` with the wheel's own
 pinned dependencies (the NVIDIA runtime wheels ``libtorch_cpu.so`` and
 ``libtorch_cuda.so`` are linked against; no GPU is touched, ``import torch``
 works on a CPU-only machine), plus what PyTorch's test files import
-(``expecttest``, ``hypothesis``, ``numpy``, ``pytest``).
+(``expecttest``, ``hypothesis``, ``numpy``, ``pytest``, and ``setuptools``, which
+``torch.utils.cpp_extension`` imports: torch's wheel pulls it in only on
+Python 3.12+, yet ``common_utils`` imports that module on every Python).
 
 Layout: ``<user cache>/torch/<release>/`` is a virtual environment; its
 ``bin/python`` runs torch; its site-packages holds ``torch/`` and
@@ -30,10 +32,12 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import ToolError
+from musaport.outdir import write_atomic
 from musaport.resources import user_cache
 
-# What PyTorch's device-generic test files import besides torch (test_ops.py, common_utils.py).
-TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest")
+# What PyTorch's device-generic test files import besides torch (test_ops.py, common_utils.py; common_utils
+# imports torch.utils.cpp_extension, which imports setuptools).
+TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest", "setuptools")
 _DONE = ".complete"
 
 
@@ -74,10 +78,11 @@ def fetched(cache: Path | None = None) -> list[Path]:
 
 
 def fetch(version: str, cache: Path | None = None, log=print) -> TorchEnv:
-    """Make (once) the environment of ``torch==version``; a completed one is reused as it is."""
+    """Make (once) the environment of ``torch==version``; a completed one is reused, topped up with any
+    test package it was made without (its marker lists what it holds)."""
     done = cached(version, cache)
     if done is not None:
-        return done
+        return _topped_up(done, log)
     folder = base(cache)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(f".{version}.*"):
@@ -97,7 +102,7 @@ def fetch(version: str, cache: Path | None = None, log=print) -> TorchEnv:
         if not answer[0].startswith(version):
             raise FetchError(f"import torch in {staging} answered {answer[0]!r}, not {version}")
         site = Path(answer[1]).relative_to(staging)
-        (staging / _DONE).write_text(f"{version}\n{site.as_posix()}\n", encoding="utf-8")
+        _mark(staging, version, site.as_posix())
         target = folder / version
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
@@ -105,6 +110,24 @@ def fetch(version: str, cache: Path | None = None, log=print) -> TorchEnv:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return TorchEnv(version, folder / version)
+
+
+def _mark(root: Path, version: str, site: str) -> None:
+    """The completion marker: the release, site-packages (relative) and the test packages it holds."""
+    write_atomic(root / _DONE, f"{version}\n{site}\n{' '.join(TEST_PACKAGES)}\n".encode())
+
+
+def _topped_up(env: TorchEnv, log) -> TorchEnv:
+    """``env`` with every one of TEST_PACKAGES installed (an environment made before one was added lacks it)."""
+    lines = (env.root / _DONE).read_text(encoding="utf-8").split("\n")
+    held = set(lines[2].split()) if len(lines) > 2 else set()
+    missing = [name for name in TEST_PACKAGES if name not in held]
+    if missing:
+        log(f"musaport: installing {', '.join(missing)} into the torch environment {env.root}")
+        _run([sys.executable, "-m", "pip", "--python", str(env.python), "install", "--quiet", "--no-input",
+              "--only-binary=:all:", *missing], f"pip install {' '.join(missing)}", env.root)
+        _mark(env.root, env.version, lines[1])
+    return env
 
 
 def _base_python() -> str:
