@@ -112,7 +112,7 @@ def test_a_device_that_does_not_load_stops_the_run_with_its_reason(python: Path,
 
 
 KILLERS = '''
-import ctypes, os
+import ctypes, os, time
 
 def test_a(): pass
 def test_b(): os.abort()
@@ -123,16 +123,38 @@ def test_f(): pass
 '''
 
 
-def test_a_test_that_kills_pytest_is_counted_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
-    """PyTorch's test files on a new device meet kernels that abort or segfault; each such test is one failure,
-    and the file goes on after it (as PyTorch's own CI resumes a file after a crash)."""
-    from musaport.validate.opinfo_tests import run_test_files
-
+def _killers(tmp_path: Path, extra: str = "") -> Path:
     tree = tmp_path / "tree"
     (tree / "test").mkdir(parents=True)
-    (tree / "test" / "test_killers.py").write_text(KILLERS, encoding="utf-8")
+    (tree / "test" / "test_killers.py").write_text(KILLERS + extra, encoding="utf-8")
+    return tree
+
+
+def test_a_test_that_dies_or_hangs_fails_alone_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
+    """PyTorch's test files on a new device meet kernels that abort, segfault or never return; each such test
+    is one failure in a process of its own, and pytest goes on without collecting the file again."""
+    from musaport.validate.opinfo_tests import run_test_files
+
+    tree = _killers(tmp_path, "def test_g(): time.sleep(600)\n")
     [result] = run_test_files(Device(python, "cpu"), tree, tmp_path / "work", ("test_killers.py",), timeout=300,
-                              log=lambda m: None)
+                              log=lambda m: None, test_timeout=5)
+    assert (result.passed, result.failed, result.skipped, result.errors) == (3, 4, 0, 0), result
+    assert result.died == 3 and not result.timeout and result.seconds < 200
+    assert result.note.startswith("3 tests died in their own process and counted as failed") and "test_b" in result.note
+    assert any("test_b: the process died in this test (SIGABRT)" in f for f in result.first_failures)
+    assert any("test_d: the process died in this test (SIGSEGV)" in f for f in result.first_failures)
+    assert any("test_g: the test ran past its timeout" in f for f in result.first_failures)
+    log = (tmp_path / "work" / "test_killers.log").read_text()
+    assert "resuming after it" not in log  # one pytest: nothing collected twice
+
+
+def test_a_test_that_kills_pytest_is_counted_and_the_file_resumes_after_it(python: Path, tmp_path: Path) -> None:
+    """Without a process per test, a test that kills pytest is one failure and pytest starts again after it
+    (as PyTorch's own CI resumes a file after a crash)."""
+    from musaport.validate.opinfo_tests import run_test_files
+
+    [result] = run_test_files(Device(python, "cpu"), _killers(tmp_path), tmp_path / "work", ("test_killers.py",),
+                              timeout=300, log=lambda m: None, test_timeout=None)
     assert (result.passed, result.failed, result.skipped, result.errors) == (3, 3, 0, 0), result
     assert result.died == 2 and not result.timeout
     assert result.note.startswith("2 tests killed pytest and counted as failed") and "test_b" in result.note

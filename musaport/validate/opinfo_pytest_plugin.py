@@ -8,10 +8,14 @@ module, it registers the device, so ``common_device_type`` finds
 device-generic tests. It also writes one line per test outcome, so a file
 stopped at its timeout still has counts.
 
-Each test's start is written too, so a test that kills the process (a
-segfault, an abort in a kernel) is known, and the file can resume after it:
-``MUSAPORT_TEST_DONE`` names a file of test ids (one per line) to deselect,
-those a previous attempt finished or died in.
+Each test runs in a process of its own (pytest-forked's ``--forked``), so a
+test that kills its process (a segfault, an abort in a kernel) costs that
+test alone: its outcome line says ``"died": true`` and why, and pytest goes
+on without collecting the file again.  A test that outlives its timeout
+(pytest-timeout, in that process) dies the same way.  Each test's start is
+written too, so should pytest itself die, the file can resume after the
+test it died in: ``MUSAPORT_TEST_DONE`` names a file of test ids (one per
+line) to deselect, those a previous attempt finished or died in.
 
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
 and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go);
@@ -22,6 +26,8 @@ import importlib.util
 import json
 import os
 import re
+
+import pytest
 
 
 def _load_device():
@@ -57,9 +63,14 @@ def pytest_runtest_logstart(nodeid, location):
         _stream.write(json.dumps({"test": nodeid, "start": True}) + "\n")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report):
     """passed/failed on the call; skipped in any phase (xfail too, as junit counts it); errors in setup or
-    teardown: the counts a junit xml gives, kept line by line."""
+    teardown: the counts a junit xml gives, kept line by line.  A test whose process died is a failure of
+    its call (pytest-forked names no phase: junit would count an error); this runs before junit's hook."""
+    died = _death(report)
+    if died and report.when not in ("setup", "call", "teardown"):
+        report.when = "call"
     if _stream is None:
         return
     outcome = None
@@ -73,10 +84,31 @@ def pytest_runtest_logreport(report):
         outcome = "errors"
     if outcome:
         first = ""
-        if outcome in ("failed", "errors"):
+        if died:
+            first = died
+        elif outcome in ("failed", "errors"):
             text = [ln.strip() for ln in str(report.longrepr or "").strip().splitlines() if ln.strip()]
             # the exception line, not PyTorch's trailing repro hints
             raised = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception|Failure)\b", ln)]
             plain = [ln for ln in text if "PYTORCH_PRINT_REPRO" not in ln and not ln.startswith("To execute this")]
             first = (raised or plain or [""])[-1][:300]
-        _stream.write(json.dumps({"test": report.nodeid, "outcome": outcome, "first": first}) + "\n")
+        row = {"test": report.nodeid, "outcome": outcome, "first": first}
+        if died:
+            row["died"] = True
+        _stream.write(json.dumps(row) + "\n")
+
+
+# pytest-forked's report of a test whose process ended before it answered
+_CRASHED = re.compile(r"running the test (?:CRASHED with signal \d+ \((\w+)\)|EXITED with status (\d+))")
+
+
+def _death(report) -> str:
+    """Why the test's own process died ('' when it did not): a signal, its timeout, or an exit status."""
+    found = _CRASHED.search(str(report.longrepr or ""))
+    if found is None:
+        return ""
+    if found.group(1):
+        return f"the process died in this test ({found.group(1)})"
+    if any("Timeout" in text for _, text in getattr(report, "sections", ())):
+        return "the test ran past its timeout; its process was ended"
+    return f"the process died in this test (exit {found.group(2)})"

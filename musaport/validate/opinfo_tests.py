@@ -11,6 +11,14 @@ their options that change outcomes (native tracebacks, ``--capture=sys``, no
 assertion rewriting). Nothing is written into the tree (no cache, no
 bytecode). A file that runs past its timeout is killed and reported with the
 counts it reached and ``"timeout": true``.
+
+Each test runs in a forked process of its own (pytest-forked), with a
+timeout of its own (pytest-timeout, in that process): a kernel that
+segfaults, aborts or hangs fails its test and nothing else.  PyTorch's
+device-generic files take one to three minutes to collect on two cores
+(34,282 tests in test_ops.py), so restarting pytest after each such test,
+as the first version did, spent most of a file's time collecting it again.
+Should pytest itself die, the file still resumes after the test it died in.
 """
 
 from __future__ import annotations
@@ -37,9 +45,12 @@ TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "t
               "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",
               "test_view_ops.py")
 FILE_TIMEOUT = 1200.0
+TEST_TIMEOUT = 300.0  # one test, in its own process; a kernel that never returns fails just that test
 PYTEST_INI = """[pytest]
 addopts = --tb=native --capture=sys -p no:warnings -p no:cacheprovider --assert=plain
 xfail_strict = True
+timeout_func_only = true
+timeout_method = thread
 markers =
     serial: marks tests as needs to be run serially
 """
@@ -58,7 +69,7 @@ class FileResult:
     ran: bool = True  # False: pytest did not get to run the file (it does not exist, it cannot import)
     note: str = ""
     first_failures: tuple[str, ...] = ()
-    died: int = 0  # tests that killed pytest (counted in failed); the file resumed after each
+    died: int = 0  # tests whose process died (counted in failed): a crash, an abort, their own timeout
 
     def as_json(self) -> dict:
         doc = {k: getattr(self, k) for k in COUNTS}
@@ -107,9 +118,11 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
 
 def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
                    timeout: float = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
-                   log=print, jobs: int = 1) -> list[FileResult]:
+                   log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT) -> list[FileResult]:
     """Run each test file, up to ``jobs`` at once (each pytest is one process); per file its counts
-    (junit xml when pytest finished, else the outcome lines), in the order of ``files``."""
+    (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
+    ``test_timeout``: each test in a forked process with this timeout; None runs the tests in pytest's
+    own process (a test that kills it is resumed after)."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -120,7 +133,7 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
 
     def one(name: str) -> FileResult:
         nonlocal done
-        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log)
+        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout)
         with lock:
             done += 1
             if progress:
@@ -137,10 +150,12 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
 MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
 
 
-def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float, log) -> FileResult:
-    """One test file through pytest, to its end: when a test kills the process (a segfault, an abort in a
-    kernel), that test counts as failed ("the process died") and pytest resumes after it, the tests
-    already done deselected, until the file ends or ``timeout`` (for all attempts) runs out."""
+def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float, log,
+              test_timeout: float | None = TEST_TIMEOUT) -> FileResult:
+    """One test file through pytest, to its end: a test whose process dies (a segfault, an abort in a
+    kernel, its own timeout) counts as failed ("the process died"); should that process be pytest's own,
+    pytest resumes after it, the tests already done deselected, until the file ends or ``timeout`` (for
+    all attempts) runs out."""
     name = path.name
     if not path.is_file():
         return FileResult(name, ran=False, note=f"{path} does not exist")
@@ -158,6 +173,8 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         env["MUSAPORT_DEVICE_LIBRARY"] = str(device.library)
     cmd = ["nice", "-n", "10", str(device.python), "-B", "-m", "pytest", str(path), "-c", str(work / "pytest.ini"),
            "--rootdir", str(work), "--noconftest", "-p", PLUGIN_MODULE, f"--junitxml={xml}", "-q"]
+    if test_timeout is not None:
+        cmd += ["--forked", f"--timeout={test_timeout:g}"]
     log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)")
     started = time.monotonic()
     timed_out, code, died, before = False, 0, [], 0
@@ -186,8 +203,12 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
             sink.flush()
     seconds = round(time.monotonic() - started, 1)
     partial, first = outcome_counts(outcomes)
+    forked_deaths = [row["test"] for row in _rows(outcomes) if row.get("died")]
     counts = junit_counts(xml) if not timed_out and not died else None
     notes = []
+    if forked_deaths:
+        notes.append(f"{len(forked_deaths)} test{'s' * (len(forked_deaths) != 1)} died in their own process "
+                     f"and counted as failed (first: {forked_deaths[0]})")
     if died:
         notes.append(f"{len(died)} test{'s' * (len(died) != 1)} killed pytest and counted as failed; "
                      f"it resumed after each (first: {died[0]})")
@@ -199,7 +220,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         notes.append(f"pytest exited {code}: {_last_line(output)}")
     ran = counts is not None or any(partial.values())
     return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran,
-                      note="; ".join(notes), first_failures=tuple(first), died=len(died))
+                      note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths))
 
 
 def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float) -> tuple[int, bool]:

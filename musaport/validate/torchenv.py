@@ -9,7 +9,9 @@ pinned dependencies (the NVIDIA runtime wheels ``libtorch_cpu.so`` and
 works on a CPU-only machine), plus what PyTorch's test files import
 (``expecttest``, ``hypothesis``, ``numpy``, ``pytest``, and ``setuptools``, which
 ``torch.utils.cpp_extension`` imports: torch's wheel pulls it in only on
-Python 3.12+, yet ``common_utils`` imports that module on every Python).
+Python 3.12+, yet ``common_utils`` imports that module on every Python),
+and ``pytest-forked`` and ``pytest-timeout``, which run each of those tests
+in a process of its own with a timeout.
 
 Layout: ``<user cache>/torch/<release>/`` is a virtual environment; its
 ``bin/python`` runs torch; its site-packages holds ``torch/`` and
@@ -36,8 +38,10 @@ from musaport.outdir import write_atomic
 from musaport.resources import user_cache
 
 # What PyTorch's device-generic test files import besides torch (test_ops.py, common_utils.py; common_utils
-# imports torch.utils.cpp_extension, which imports setuptools).
-TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest", "setuptools")
+# imports torch.utils.cpp_extension, which imports setuptools), and the pytest plugins that run each test in
+# a process of its own with a timeout (validate --opinfo --pytorch-tests). pytest stays below 9: pytest-forked
+# 1.7.5 cannot send pytest 9's reports (their NodeId) back from the forked process.
+TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest>=8,<9", "setuptools", "pytest-forked", "pytest-timeout")
 _DONE = ".complete"
 
 
