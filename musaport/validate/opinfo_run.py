@@ -89,14 +89,14 @@ def lacking_operators(run, ported: dict[str, PortedOp], needed: list[str],
 
 
 def _attribute_lines(found: list, out: OutDir) -> None:
-    """The rules behind each ported line a build error cites (the bundled packs, as the port used)."""
+    """The rules behind each ported line a build error cites (the packs of the run that made ``out``, as
+    its request recorded them)."""
     cited = [c for c in found if c.kind == "build-error"]
     if not cited:
         return
-    from musaport.resources import default_packs
-    from musaport.rewrite.packs import load_packs
+    from musaport.port.request import run_rules
 
-    rules = load_packs(default_packs())
+    rules = run_rules(out)
     for cause in cited:
         cited_line_rules(cause, out, out.source(), rules)
 
