@@ -207,7 +207,8 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     counts = junit_counts(xml) if not timed_out and not died else None
     notes = []
     if forked_deaths:
-        notes.append(f"{len(forked_deaths)} test{'s' * (len(forked_deaths) != 1)} died in their own process "
+        n = len(forked_deaths)
+        notes.append(f"{n} test{'s' * (n != 1)} died in {'their' if n != 1 else 'its'} own process "
                      f"and counted as failed (first: {forked_deaths[0]})")
     if died:
         notes.append(f"{len(died)} test{'s' * (len(died) != 1)} killed pytest and counted as failed; "
