@@ -112,6 +112,38 @@ def test_a_launch_that_cannot_be_converted_is_a_problem_not_a_crash(tmp_path: Pa
     assert cpu_bytes(b"int x;\n") == b"int x;\n"
 
 
+HOST_ASSERTS = b"""inline float sign_of(float x, float y) {
+#if defined(__MUSA_ARCH__) || defined(__HIPCC__)
+  return ::copysignf(x, y);
+#else
+  // the real host never calls this
+  TORCH_INTERNAL_ASSERT(
+      false, "should not run on the CPU");
+#endif
+}
+"""
+
+
+def test_cpu_view_takes_the_device_branch_where_the_host_branch_only_asserts() -> None:
+    """On the CPU runtime the device is the host: a kernel calling this must get copysignf, not the assert."""
+    seen = cpu_bytes(HOST_ASSERTS)
+    assert seen.splitlines()[1] == (b"#if 1 // musaport cpu view, device branch: "
+                                    b"#if defined(__MUSA_ARCH__) || defined(__HIPCC__)")
+    assert seen.count(b"\n") == HOST_ASSERTS.count(b"\n")  # compiler lines stay where the port has them
+    both = HOST_ASSERTS.replace(b"  // the real host never calls this\n", b"  float z = x;\n")
+    assert cpu_bytes(both) == both  # a host branch that computes stays the host's
+    nested = HOST_ASSERTS.replace(b"#else\n", b"#elif defined(FOO)\n  return 0;\n#else\n")
+    assert cpu_bytes(nested) == nested
+
+
+def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
+    """PyTorch 2.6.0's CUDAMathCompat.h: copysign (floor_divide, div with rounding_mode='floor', geqrf)."""
+    data = (ported_260 / "generated_cuda_compatible/c10/musa/MUSAMathCompat.h").read_bytes()
+    seen = cpu_bytes(data).decode()
+    assert seen.count("#if 1 // musaport cpu view, device branch:") == 2  # float and double copysign
+    assert data.decode().count("#if defined(__MUSA_ARCH__) || defined(__HIPCC__)") == 2
+
+
 def test_depfile_prerequisites() -> None:
     text = "obj.o: /a/b.cpp /usr/include/x.h \\\n  /c/d.h\n"
     assert parse_depfile(text) == ["/a/b.cpp", "/usr/include/x.h", "/c/d.h"]

@@ -7,11 +7,21 @@ converted (see ``cpp.launches``) and every other file is the same bytes.  A
 whole mirror, not only the converted files, keeps ``#include "x.muh"``
 relative lookups inside it.  Unchanged files keep their mtime, so the object
 cache and the compiler see only what changed; the port itself is never edited.
+
+The CPU build compiles host and device code in one pass with ``__MUSA_ARCH__``
+undefined, so a ``__host__ __device__`` function takes its host branch when a
+kernel calls it.  Mostly both branches compute the same; one kind does not: a
+host branch that only asserts it is never run (``CUDAMathCompat.h``'s
+``copysign``: "should not run on the CPU"), because the real host never calls
+it.  On the CPU runtime the device *is* the host, so the view takes the device
+branch of such a conditional (``#if 1``, the lines kept), which a MUSA
+compiler's device pass would take.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +38,36 @@ class ViewProblem:
     error: str
 
 
+_DEVICE_IF = re.compile(rb"[ \t]*#[ \t]*if[ \t]+defined\(__MUSA_ARCH__\)(?:[ \t]*\|\|[ \t]*defined\(\w+\))*[ \t]*")
+_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+_FAILING_ASSERT = re.compile(rb"(?:TORCH_INTERNAL_ASSERT|assert)\(\s*false\b[^;]*\);")
+
+
+def device_branches(data: bytes) -> bytes:
+    """``data`` with each ``#if defined(__MUSA_ARCH__)`` whose ``#else`` branch only asserts that it never
+    runs (comments aside) made ``#if 1``, the original condition kept as a comment and every line in place."""
+    if b"__MUSA_ARCH__" not in data:
+        return data
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        if _DEVICE_IF.fullmatch(line) and _host_branch_only_asserts(lines, i):
+            lines[i] = b"#if 1 // musaport cpu view, device branch: " + line.strip()
+    return b"\n".join(lines)
+
+
+def _host_branch_only_asserts(lines: list[bytes], at: int) -> bool:
+    """The conditional opened at ``at`` is ``#if … #else <a failing assertion> #endif``, none nested."""
+    directives = [(j, m.group(1)) for j in range(at + 1, len(lines)) if (m := _DIRECTIVE.match(lines[j]))][:2]
+    if [d for _, d in directives] != [b"else", b"endif"]:
+        return False
+    (other, _), (end, _) = directives
+    code = b" ".join(ln.split(b"//")[0].strip() for ln in lines[other + 1:end]).strip()
+    return bool(_FAILING_ASSERT.fullmatch(code))
+
+
 def cpu_bytes(data: bytes) -> bytes:
     """One file as the CPU build reads it (LaunchError when a launch cannot be delimited)."""
+    data = device_branches(data)
     return encode(rewrite_launches(parse(data))) if b"<<<" in data else data
 
 
