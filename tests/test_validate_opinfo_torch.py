@@ -8,6 +8,7 @@ its first call (the device's turn) and right on the next (the CPU's).
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -120,42 +121,35 @@ def test_c(): pass
 def test_d(): ctypes.string_at(0)
 def test_e(): assert 1 == 2
 def test_f(): pass
+def test_g(): time.sleep(600)
+def test_h_cpu_float32(): os.abort()
+def test_h_cpu_float64(): os.abort()
+def test_h_cpu_int64(): pass
 '''
 
 
-def _killers(tmp_path: Path, extra: str = "") -> Path:
+def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
+    """PyTorch's test files on a new device meet kernels that abort, segfault or never return: each such test
+    is one failure, and pytest starts again after it (as PyTorch's own CI resumes a file after a crash).
+    The dead test's siblings (the same test in other dtypes) then run forked, so they die alone."""
+    from musaport.validate.opinfo_tests import run_test_files
+
     tree = tmp_path / "tree"
     (tree / "test").mkdir(parents=True)
-    (tree / "test" / "test_killers.py").write_text(KILLERS + extra, encoding="utf-8")
-    return tree
-
-
-def test_a_test_that_dies_or_hangs_fails_alone_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
-    """PyTorch's test files on a new device meet kernels that abort, segfault or never return; each such test
-    is one failure in a process of its own, and pytest goes on without collecting the file again."""
-    from musaport.validate.opinfo_tests import run_test_files
-
-    tree = _killers(tmp_path, "def test_g(): time.sleep(600)\n")
-    [result] = run_test_files(Device(python, "cpu"), tree, tmp_path / "work", ("test_killers.py",), timeout=300,
+    (tree / "test" / "test_killers.py").write_text(KILLERS, encoding="utf-8")
+    work = tmp_path / "work"
+    [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_killers.py",), timeout=300,
                               log=lambda m: None, test_timeout=5)
-    assert (result.passed, result.failed, result.skipped, result.errors) == (3, 4, 0, 0), result
-    assert result.died == 3 and not result.timeout and result.seconds < 200
-    assert result.note.startswith("3 tests died in their own process and counted as failed") and "test_b" in result.note
-    assert any("test_b: the process died in this test (SIGABRT)" in f for f in result.first_failures)
-    assert any("test_d: the process died in this test (SIGSEGV)" in f for f in result.first_failures)
-    assert any("test_g: the test ran past its timeout" in f for f in result.first_failures)
-    log = (tmp_path / "work" / "test_killers.log").read_text()
-    assert "resuming after it" not in log  # one pytest: nothing collected twice
-
-
-def test_a_test_that_kills_pytest_is_counted_and_the_file_resumes_after_it(python: Path, tmp_path: Path) -> None:
-    """Without a process per test, a test that kills pytest is one failure and pytest starts again after it
-    (as PyTorch's own CI resumes a file after a crash)."""
-    from musaport.validate.opinfo_tests import run_test_files
-
-    [result] = run_test_files(Device(python, "cpu"), _killers(tmp_path), tmp_path / "work", ("test_killers.py",),
-                              timeout=300, log=lambda m: None, test_timeout=None)
-    assert (result.passed, result.failed, result.skipped, result.errors) == (3, 3, 0, 0), result
-    assert result.died == 2 and not result.timeout
-    assert result.note.startswith("2 tests killed pytest and counted as failed") and "test_b" in result.note
-    assert any("the process died in this test (SIGABRT)" in f for f in result.first_failures)
+    assert (result.passed, result.failed, result.skipped, result.errors) == (4, 6, 0, 0), result
+    assert result.died == 5 and not result.timeout
+    assert result.note.startswith("1 test died in its own forked process and counted as failed (first: "), result.note
+    assert "4 tests killed pytest and counted as failed; it resumed after each" in result.note
+    rows = [json.loads(line) for line in (work / "test_killers.outcomes.jsonl").read_text().splitlines()]
+    why = {r["test"].split("::")[-1]: r["first"] for r in rows if r.get("outcome") == "failed"}
+    assert why["test_b"] == "the process died in this test (SIGABRT)"
+    assert why["test_d"] == "the process died in this test (SIGSEGV)"
+    assert why["test_g"] == "the test ran past its 5 s timeout"
+    assert why["test_h_cpu_float32"] == "the process died in this test (SIGABRT)"  # killed pytest
+    assert why["test_h_cpu_float64"] == "the process died in this test (SIGABRT)"  # died forked, alone
+    assert [r["test"].split("::")[-1] for r in rows if r.get("died")] == ["test_h_cpu_float64"]
+    assert (work / "test_killers.log").read_text().count("resuming after it") == 4

@@ -8,18 +8,19 @@ module, it registers the device, so ``common_device_type`` finds
 device-generic tests. It also writes one line per test outcome, so a file
 stopped at its timeout still has counts.
 
-Each test runs in a process of its own (pytest-forked's ``--forked``), so a
-test that kills its process (a segfault, an abort in a kernel) costs that
-test alone: its outcome line says ``"died": true`` and why, and pytest goes
-on without collecting the file again.  A test that outlives its timeout
-(pytest-timeout, in that process) dies the same way.  Each test's start is
-written too, so should pytest itself die, the file can resume after the
-test it died in: ``MUSAPORT_TEST_DONE`` names a file of test ids (one per
-line) to deselect, those a previous attempt finished or died in.
+Each test's start is written too, so a test that kills the process (a
+segfault, an abort in a kernel, its own timeout under pytest-timeout) is
+known, and the file can resume after it: ``MUSAPORT_TEST_DONE`` names a file
+of test ids (one per line) to deselect, those a previous attempt finished or
+died in.  ``MUSAPORT_TEST_DIED`` names the tests that died: their siblings,
+the same test instantiated for another dtype, run forked (pytest-forked's
+``forked`` marker), where a crash costs that test alone, not a new start.
 
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
-and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go);
-``MUSAPORT_TEST_DONE`` (tests not to run again).
+and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_DEVICE_NAME`` (the device's name in
+test names); ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go);
+``MUSAPORT_TEST_DONE`` (tests not to run again); ``MUSAPORT_TEST_DIED``
+(tests that killed an earlier attempt).
 """
 
 import importlib.util
@@ -45,17 +46,33 @@ _OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
 _stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
 
 
+def _ids(variable: str) -> set:
+    path = os.environ.get(variable)
+    if not path:
+        return set()
+    with open(path, encoding="utf-8") as f:
+        return {line.rstrip("\n") for line in f}
+
+
+def family(nodeid: str, device: str) -> str:
+    """A device-generic test's name without its device and dtype: ``..test_flip_musa_float32`` is
+    ``..test_flip``, the family every dtype of that test belongs to."""
+    return re.sub(rf"_{re.escape(device)}(?:_\w+)?$", "", nodeid) if device else nodeid
+
+
 def pytest_collection_modifyitems(config, items):
-    """Deselect the tests an earlier attempt at this file finished or died in."""
-    done_file = os.environ.get("MUSAPORT_TEST_DONE")
-    if not done_file:
-        return
-    with open(done_file, encoding="utf-8") as f:
-        done = {line.rstrip("\n") for line in f}
+    """Deselect the tests an earlier attempt at this file finished or died in; fork the siblings of
+    the tests that died."""
+    done = _ids("MUSAPORT_TEST_DONE")
     keep = [item for item in items if item.nodeid not in done]
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item.nodeid in done])
         items[:] = keep
+    device = os.environ.get("MUSAPORT_DEVICE_NAME", "")
+    dead = {family(test, device) for test in _ids("MUSAPORT_TEST_DIED")}
+    for item in items:
+        if dead and family(item.nodeid, device) in dead:
+            item.add_marker(pytest.mark.forked)
 
 
 def pytest_runtest_logstart(nodeid, location):
@@ -98,7 +115,7 @@ def pytest_runtest_logreport(report):
         _stream.write(json.dumps(row) + "\n")
 
 
-# pytest-forked's report of a test whose process ended before it answered
+# pytest-forked's report of a forked test whose process ended before it answered
 _CRASHED = re.compile(r"running the test (?:CRASHED with signal \d+ \((\w+)\)|EXITED with status (\d+))")
 
 

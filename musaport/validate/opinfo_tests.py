@@ -12,13 +12,16 @@ assertion rewriting). Nothing is written into the tree (no cache, no
 bytecode). A file that runs past its timeout is killed and reported with the
 counts it reached and ``"timeout": true``.
 
-Each test runs in a forked process of its own (pytest-forked), with a
-timeout of its own (pytest-timeout, in that process): a kernel that
-segfaults, aborts or hangs fails its test and nothing else.  PyTorch's
-device-generic files take one to three minutes to collect on two cores
-(34,282 tests in test_ops.py), so restarting pytest after each such test,
-as the first version did, spent most of a file's time collecting it again.
-Should pytest itself die, the file still resumes after the test it died in.
+Tests run in pytest's own process, each with a timeout (pytest-timeout), and
+a test that kills that process (a segfault, an abort, a kernel that never
+returns) counts as failed; pytest then starts again with the tests already
+done deselected, as PyTorch's own CI resumes a file after a crash.  A new
+start costs a collection of the file (about a minute on 2 cores for
+test_ops.py's 34,282 tests), and crashes come in families (one operator in
+every dtype), so after a death the dead test's siblings (the same test in
+the other dtypes) run forked (pytest-forked), where a crash costs only that
+test.  Forking every test instead costs about 0.2 s a test in a process of
+torch's size, more than the collections it saves when deaths are rare.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "t
               "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",
               "test_view_ops.py")
 FILE_TIMEOUT = 1200.0
-TEST_TIMEOUT = 300.0  # one test, in its own process; a kernel that never returns fails just that test
+TEST_TIMEOUT = 300.0  # one test; a kernel that never returns fails that test, and the file resumes after it
 PYTEST_INI = """[pytest]
 addopts = --tb=native --capture=sys -p no:warnings -p no:cacheprovider --assert=plain
 xfail_strict = True
@@ -121,8 +124,7 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
                    log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT) -> list[FileResult]:
     """Run each test file, up to ``jobs`` at once (each pytest is one process); per file its counts
     (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
-    ``test_timeout``: each test in a forked process with this timeout; None runs the tests in pytest's
-    own process (a test that kills it is resumed after)."""
+    ``test_timeout``: each test's timeout (None: none); a test past it kills pytest and is resumed after."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -174,7 +176,10 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     cmd = ["nice", "-n", "10", str(device.python), "-B", "-m", "pytest", str(path), "-c", str(work / "pytest.ini"),
            "--rootdir", str(work), "--noconftest", "-p", PLUGIN_MODULE, f"--junitxml={xml}", "-q"]
     if test_timeout is not None:
-        cmd += ["--forked", f"--timeout={test_timeout:g}"]
+        cmd.append(f"--timeout={test_timeout:g}")
+    env["MUSAPORT_DEVICE_NAME"] = device.name
+    died_file = work / f"{stem}.died.txt"
+    died_file.unlink(missing_ok=True)
     log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)")
     started = time.monotonic()
     timed_out, code, died, before = False, 0, [], 0
@@ -185,15 +190,19 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
                 timed_out = True
                 break
             xml.unlink(missing_ok=True)
+            mark = sink.tell()
             code, timed_out = _attempt(cmd, work, sink, env, left)
             if timed_out or (code in (0, 1, 5) and xml.is_file()):
                 break  # the file ended (5: nothing left to run), or its time did
             victim = _died_in(outcomes)
             if victim is not None:
                 died.append(victim)
+                why = (f"the test ran past its {test_timeout:g} s timeout" if _timed_out_since(output, mark)
+                       else f"the process died in this test ({_signal_name(code)})")
                 with open(outcomes, "a", encoding="utf-8") as f:
-                    f.write(json.dumps({"test": victim, "outcome": "failed",
-                                        "first": f"the process died in this test ({_signal_name(code)})"}) + "\n")
+                    f.write(json.dumps({"test": victim, "outcome": "failed", "first": why}) + "\n")
+                died_file.write_text("".join(f"{t}\n" for t in died), encoding="utf-8")
+                env["MUSAPORT_TEST_DIED"] = str(died_file)
             finished = _write_done(outcomes, done_file)
             if victim is None and finished == before:
                 break  # died outside any test (import, collection) with no progress: nothing to skip past
@@ -208,7 +217,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     notes = []
     if forked_deaths:
         n = len(forked_deaths)
-        notes.append(f"{n} test{'s' * (n != 1)} died in {'their' if n != 1 else 'its'} own process "
+        notes.append(f"{n} test{'s' * (n != 1)} died in {'their' if n != 1 else 'its'} own forked process "
                      f"and counted as failed (first: {forked_deaths[0]})")
     if died:
         notes.append(f"{len(died)} test{'s' * (len(died) != 1)} killed pytest and counted as failed; "
@@ -232,6 +241,16 @@ def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: flo
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         return proc.wait(), True
+
+
+def _timed_out_since(output: Path, offset: int) -> bool:
+    """pytest-timeout's banner in the log after ``offset``: the attempt ended at a test's timeout."""
+    try:
+        with open(output, "rb") as f:
+            f.seek(offset)
+            return b"+ Timeout +" in f.read()
+    except OSError:
+        return False
 
 
 def _died_in(outcomes: Path) -> str | None:
