@@ -153,3 +153,33 @@ def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(p
     assert why["test_h_cpu_float64"] == "the process died in this test (SIGABRT)"  # died forked, alone
     assert [r["test"].split("::")[-1] for r in rows if r.get("died")] == ["test_h_cpu_float64"]
     assert (work / "test_killers.log").read_text().count("resuming after it") == 4
+
+
+SLOW = "import time\n" + "".join(f"def test_{i}(): time.sleep(1)\n" for i in range(8))
+
+
+def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build(python: Path, tmp_path: Path) -> None:
+    """test_ops.py takes hours on the CPU device: running the command again takes each file further."""
+    from musaport.validate.opinfo_tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_slow.py").write_text(SLOW, encoding="utf-8")
+    work = tmp_path / "work"
+
+    def run(timeout: float):
+        [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_slow.py",), timeout=timeout,
+                                  log=lambda m: None)
+        return result
+
+    first = run(4)
+    assert first.timeout and 0 < first.passed < 8, first
+    second = run(120)
+    assert not second.timeout and (second.passed, second.failed) == (8, 0), second  # the first run's included
+    assert second.note.startswith(f"went on after the {first.passed} tests that earlier runs of this build did")
+    again = run(120)
+    assert again.passed == 8 and again.note == "" and "went on" not in again.note  # a finished file runs afresh
+    assert run(4).timeout
+    (tree / "test" / "test_slow.py").write_text(SLOW + "def test_new(): pass\n", encoding="utf-8")
+    changed = run(120)
+    assert changed.passed == 9 and "went on" not in changed.note  # another test file: its own start

@@ -26,6 +26,7 @@ torch's size, more than the collections it saves when deaths are rare.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport import children
+from musaport.outdir import write_atomic
 from musaport.validate.opinfo import Device
 
 PLUGIN = Path(__file__).with_name("opinfo_pytest_plugin.py")
@@ -163,8 +165,10 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         return FileResult(name, ran=False, note=f"{path} does not exist")
     stem = path.stem
     xml, outcomes, output = work / f"{stem}.xml", work / f"{stem}.outcomes.jsonl", work / f"{stem}.log"
-    done_file = work / f"{stem}.done.txt"
-    for p in (xml, outcomes, done_file):
+    done_file, died_file, state = work / f"{stem}.done.txt", work / f"{stem}.died.txt", work / f"{stem}.state.json"
+    key = _resume_key(device, path)
+    carried = _carried_over(state, key, outcomes)
+    for p in (xml, done_file, died_file, state) + (() if carried else (outcomes,)):
         p.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTORCH_TESTING", "PYTEST_"))}
     env.update(PYTORCH_TESTING_DEVICE_ONLY_FOR=device_filter(device), PYTHONDONTWRITEBYTECODE="1",
@@ -178,12 +182,20 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     if test_timeout is not None:
         cmd.append(f"--timeout={test_timeout:g}")
     env["MUSAPORT_DEVICE_NAME"] = device.name
-    died_file = work / f"{stem}.died.txt"
-    died_file.unlink(missing_ok=True)
-    log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)")
+    died: list[str] = []
+    before = 0
+    if carried:
+        died = _killed_pytest(outcomes)
+        before = _write_done(outcomes, done_file)
+        env["MUSAPORT_TEST_DONE"] = str(done_file)
+        if died:
+            died_file.write_text("".join(f"{t}\n" for t in died), encoding="utf-8")
+            env["MUSAPORT_TEST_DIED"] = str(died_file)
+    log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)"
+        + (f", going on after the {before} tests an earlier run of this build did" if carried else ""))
     started = time.monotonic()
-    timed_out, code, died, before = False, 0, [], 0
-    with open(output, "w", encoding="utf-8") as sink:
+    timed_out, code = False, 0
+    with open(output, "a" if carried else "w", encoding="utf-8") as sink:
         for _ in range(MAX_RESUMES + 1):
             left = timeout - (time.monotonic() - started)
             if left <= 0:
@@ -211,10 +223,13 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
             sink.write(f"\nmusaport: {victim} killed pytest ({_signal_name(code)}); resuming after it\n")
             sink.flush()
     seconds = round(time.monotonic() - started, 1)
+    write_atomic(state, json.dumps({"key": key, "finished": not timed_out}).encode())
     partial, first = outcome_counts(outcomes)
     forked_deaths = [row["test"] for row in _rows(outcomes) if row.get("died")]
-    counts = junit_counts(xml) if not timed_out and not died else None
+    counts = junit_counts(xml) if not timed_out and not died and not carried else None
     notes = []
+    if carried:
+        notes.append(f"went on after the {carried} tests that earlier runs of this build did (their counts included)")
     if forked_deaths:
         n = len(forked_deaths)
         notes.append(f"{n} test{'s' * (n != 1)} died in {'their' if n != 1 else 'its'} own forked process "
@@ -224,7 +239,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
                      f"it resumed after each (first: {died[0]})")
     if timed_out:
         notes.append(f"stopped at the {timeout:.0f} s timeout: the counts are what ran until then")
-    elif counts is None and not (died and code in (0, 1, 5)):
+    elif counts is None and not ((died or carried) and code in (0, 1, 5)):
         notes.append(f"pytest exited {code} without a junit xml: {_last_line(output)}")
     elif code not in (0, 1, 5):
         notes.append(f"pytest exited {code}: {_last_line(output)}")
@@ -241,6 +256,34 @@ def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: flo
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         return proc.wait(), True
+
+
+def _resume_key(device: Device, path: Path) -> str:
+    """What a file's outcomes hold for: the device library, the test file and the runner, by content."""
+    digest = hashlib.sha256()
+    for part in (device.library, path, PLUGIN):
+        if part is not None and Path(part).is_file():
+            digest.update(hashlib.sha256(Path(part).read_bytes()).digest())
+    digest.update(f"{device.python}\0{device.name}\0{PYTEST_INI}".encode())
+    return digest.hexdigest()
+
+
+def _carried_over(state: Path, key: str, outcomes: Path) -> int:
+    """The tests an earlier run finished when it stopped at its timeout with this same build (0: start
+    afresh), so running the command again takes a long file further instead of from its start."""
+    try:
+        earlier = json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    if not isinstance(earlier, dict) or earlier.get("key") != key or earlier.get("finished", True):
+        return 0
+    return len({r["test"] for r in _rows(outcomes) if "outcome" in r and "test" in r})
+
+
+def _killed_pytest(outcomes: Path) -> list[str]:
+    """The tests recorded as having killed pytest (the runner's own lines, not a forked test's)."""
+    return [r["test"] for r in _rows(outcomes) if r.get("outcome") == "failed" and not r.get("died")
+            and str(r.get("first", "")).startswith(("the process died in this test", "the test ran past its"))]
 
 
 def _timed_out_since(output: Path, offset: int) -> bool:
