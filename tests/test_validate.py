@@ -443,3 +443,42 @@ def test_cuda_gated_aten_core_headers_are_ported(ported_260: Path) -> None:
     assert "__CUDACC__" not in (core / "TransformationHelper.h").read_text()
     philox = (core / "PhiloxRNGEngine.h").read_text()
     assert "#include <musa.h>" in philox and "__CUDA_ARCH__" not in philox
+
+
+HOST_DIVISION = """\
+#include <musa_runtime.h>
+#include <cstdio>
+__global__ void divide(const int* a, const int* b, int* out) { out[threadIdx.x] = a[threadIdx.x] / b[threadIdx.x]; }
+int main(int argc, char**) {
+  int *a, *b, *out;
+  musaMallocManaged(&a, 4 * sizeof(int));
+  musaMallocManaged(&b, 4 * sizeof(int));
+  musaMallocManaged(&out, 4 * sizeof(int));
+  for (int i = 0; i < 4; ++i) a[i] = 9, b[i] = i;
+  musaport_launch(dim3(1), dim3(4), 0, 0, divide, a, b, out);  // b[0] == 0: the GPU's value, no trap
+  std::printf("kernel: %d %d\\n", out[0], out[3]);
+  std::fflush(stdout);
+  volatile int zero = argc - 1;
+  std::printf("host: %d\\n", 9 / zero);  // the host's own division by zero still traps
+  return 0;
+}
+"""
+
+
+def test_integer_division_by_zero_traps_only_outside_kernels(tmp_path: Path) -> None:
+    """The runtime gives a kernel's division by zero the GPU's value (fixtures/kernels/integer_division.cu
+    checks the values); the same division in host code is the program's own bug and still raises SIGFPE."""
+    import signal
+    import subprocess
+
+    from musaport.resources import shim_include
+    from musaport.validate.kernels import CXX
+
+    cpp, exe = tmp_path / "divide.cpp", tmp_path / "divide"
+    cpp.write_text(HOST_DIVISION)
+    subprocess.run([CXX, "-std=c++17", "-O1", "-pthread", f"-I{shim_include()}", str(cpp), "-o", str(exe)],
+                   check=True)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.startswith("kernel: -1 3\n"), ran.stdout + ran.stderr
+    assert "host:" not in ran.stdout
+    assert ran.returncode == -signal.SIGFPE

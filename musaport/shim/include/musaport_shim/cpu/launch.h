@@ -21,6 +21,7 @@
 
 #include "../../musa_runtime_api.h"
 #include "block.h"
+#include "intdiv.h"
 
 // Dynamic shared memory (extern __shared__): one buffer per OS thread, the
 // only block running on that thread owns it.  `extern __shared__ T name[];`
@@ -53,6 +54,13 @@ inline struct sigaction& previous_segv_action() {
 }
 
 inline void on_segv(int sig, siginfo_t* info, void* context);
+
+inline struct sigaction& previous_fpe_action() {
+  static struct sigaction previous;
+  return previous;
+}
+
+inline void on_fpe(int sig, siginfo_t* info, void* context);
 
 // Signal handlers need a stack of their own to run after a stack overflow.
 class AltSignalStack {
@@ -102,12 +110,26 @@ inline void install_segv_handler() {
   (void)installed;
 }
 
+// The same for SIGFPE: an integer division by zero in a kernel gets the GPU's result (intdiv.h).
+inline void install_fpe_handler() {
+  if (!intdiv::kEmulated) return;
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_sigaction = &on_fpe;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    return sigaction(SIGFPE, &action, &previous_fpe_action()) == 0;
+  }();
+  (void)installed;
+}
+
 // Per-OS-thread execution state: the block runner (with its fiber stacks)
 // and a signal stack for overflow reports.
 struct Worker {
   Worker() {
     tls_worker = this;
     install_segv_handler();
+    install_fpe_handler();
   }
   ~Worker() { tls_worker = nullptr; }
   Worker(const Worker&) = delete;
@@ -137,6 +159,21 @@ inline void on_segv(int sig, siginfo_t* info, void* context) {
     return;
   }
   sigaction(SIGSEGV, &previous, nullptr);
+}
+
+// Integer division traps inside a kernel become the GPU's results; any other SIGFPE (a host division
+// by zero, a trap outside a launch) goes to the handler that was there before, or kills as it would have.
+inline void on_fpe(int sig, siginfo_t* info, void* context) {
+  Worker* w = tls_worker;
+  if (w != nullptr && w->runner.active() && (info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
+      intdiv::emulate(context))
+    return;
+  struct sigaction& previous = previous_fpe_action();
+  if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  sigaction(SIGFPE, &previous, nullptr);
 }
 
 inline Worker& this_worker() {
