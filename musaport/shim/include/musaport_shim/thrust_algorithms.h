@@ -8,9 +8,9 @@
 // functors and lambdas that are only __device__ are accepted; called from
 // device code it runs in the calling thread.  thrust::host and thrust::seq
 // run in the calling thread.  On the CPU runtime a kernel is a plain call, so
-// every form runs in the calling thread.  Sorting is a heap sort (unstable) or an
-// insertion sort (the stable_ variants and the *_by_key sorts, which thrust
-// documents as stable for radix-sortable keys): correct, not fast.
+// every form runs in the calling thread.  Sorting is a heap sort (unstable) or
+// the in-place merge sort of serial_sort.h (the stable_ variants and the
+// *_by_key sorts, which thrust documents as stable for radix-sortable keys).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <musaport_shim/serial_sort.h>
 #include <musaport_shim/thrust_core.h>
 
 namespace thrust {
@@ -53,12 +54,6 @@ MUSAPORT_HD void heap_sort(std::ptrdiff_t n, Less less, Swap swap_at) {
   }
 }
 
-// Stable insertion sort of positions [0, n).
-template <typename Less, typename Swap>
-MUSAPORT_HD void insertion_sort(std::ptrdiff_t n, Less less, Swap swap_at) {
-  for (std::ptrdiff_t i = 1; i < n; ++i)
-    for (std::ptrdiff_t j = i; j > 0 && less(j, j - 1); --j) swap_at(j, j - 1);
-}
 
 // ------------------------------------------------------------ where a policy runs
 // The policies of thrust's device system (the MUSA backend).
@@ -566,7 +561,7 @@ MUSAPORT_THRUST_POLICY_FORM(sort)
 
 template <typename It, typename Comp, musaport_detail::if_not_policy<It> = 0>
 MUSAPORT_HD void stable_sort(It first, It last, Comp comp) {
-  musaport_detail::insertion_sort(
+  ::musaport::serial::stable_sort(
       last - first, [&](std::ptrdiff_t i, std::ptrdiff_t j) { return comp(first[i], first[j]); },
       [&](std::ptrdiff_t i, std::ptrdiff_t j) { thrust::swap(first[i], first[j]); });
 }
@@ -576,7 +571,7 @@ MUSAPORT_THRUST_POLICY_FORM(stable_sort)
 
 template <typename K, typename V, typename Comp, musaport_detail::if_not_policy<K> = 0>
 MUSAPORT_HD void stable_sort_by_key(K kfirst, K klast, V vfirst, Comp comp) {
-  musaport_detail::insertion_sort(
+  ::musaport::serial::stable_sort(
       klast - kfirst, [&](std::ptrdiff_t i, std::ptrdiff_t j) { return comp(kfirst[i], kfirst[j]); },
       [&](std::ptrdiff_t i, std::ptrdiff_t j) {
         thrust::swap(kfirst[i], kfirst[j]);

@@ -8,6 +8,7 @@
 
 #include <cub/config.cuh>
 #include <cub/util_type.cuh>
+#include <musaport_shim/serial_sort.h>
 
 CUB_NS_PREFIX
 namespace cub {
@@ -71,17 +72,18 @@ MUSAPORT_HD void sort_pairs(const K* kin, K* kout, const V* vin, V* vout, long l
     kout[i] = kin[i];
     if (vout) vout[i] = vin[i];
   }
-  for (long long i = 1; i < n; ++i)
-    for (long long j = i; j > 0 && comp(kout[j], kout[j - 1]); --j) {
-      K k = kout[j];
-      kout[j] = kout[j - 1];
-      kout[j - 1] = k;
-      if (vout) {
-        V v = vout[j];
-        vout[j] = vout[j - 1];
-        vout[j - 1] = v;
-      }
-    }
+  ::musaport::serial::stable_sort(
+      n, [&](std::ptrdiff_t i, std::ptrdiff_t j) { return comp(kout[i], kout[j]); },
+      [&](std::ptrdiff_t i, std::ptrdiff_t j) {
+        K k = kout[i];
+        kout[i] = kout[j];
+        kout[j] = k;
+        if (vout) {
+          V v = vout[i];
+          vout[i] = vout[j];
+          vout[j] = v;
+        }
+      });
 }
 
 template <typename Reduce, typename In, typename Out, typename Begin, typename End, typename Op, typename T>

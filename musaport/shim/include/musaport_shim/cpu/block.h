@@ -246,12 +246,21 @@ class BlockRunner {
     if (stacks_.size() < n_) stacks_.resize(n_);
     ring_.assign(n_, 0);
     warp_arrived_.assign((n_ + 31) / 32, 0);
+    // Counted, not divided: three divisions a lane cost as much as a small kernel's whole thread.
+    uint3 index{0, 0, 0};
     for (unsigned i = 0; i < n_; ++i) {
       Lane& lane = lanes_[i];
       lane.id = i;
-      lane.index = uint3{i % block_dim.x, (i / block_dim.x) % block_dim.y, i / (block_dim.x * block_dim.y)};
+      lane.index = index;
       lane.state = LaneState::NotStarted;
       lane.has_context = false;
+      if (++index.x == block_dim.x) {
+        index.x = 0;
+        if (++index.y == block_dim.y) {
+          index.y = 0;
+          ++index.z;
+        }
+      }
     }
     promoted_ = false;
     fault_ = Fault::None;
