@@ -72,7 +72,7 @@ def test_registration_file_registers_for_privateuse1(ported_260: Path) -> None:
     assert "#include <c10/musa/MUSAGuard.h>" in text
     assert text.count("TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)") == 1
     assert 'm.impl("abs.out", TORCH_FN(at::wrapper_MUSA_abs__out));' in text
-    assert "const c10::musa::OptionalMUSAGuard device_guard(at::device_of(self));" in text
+    assert "const c10::OptionalDeviceGuard device_guard(at::device_of(self));" in text
     assert "return at::native::abs_out(self, out);" in text
 
 
