@@ -118,6 +118,18 @@ def test_a_conjugate_or_negative_view_copies_through_the_copy_kernel(device_m1) 
     assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-2000:]
 
 
+def test_a_new_generator_of_the_device_is_the_ported_one(device_m1) -> None:
+    """torch.Generator("musa") asks for the generator a PrivateUse1 backend registers; it seeds, and its
+    state (the ported Philox generator's seed and offset) goes back and forth."""
+    code = ("import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+            "musaport_loader.load(sys.argv[1]); g = torch.Generator('musa'); g.manual_seed(7); "
+            "assert g.device.type == 'musa' and g.initial_seed() == 7, (g.device, g.initial_seed()); "
+            "state = g.get_state(); h = torch.Generator(device='musa'); h.set_state(state); "
+            "assert h.initial_seed() == 7 and torch.equal(h.get_state(), state); print('ok')")
+    done = _python(device_m1, code)
+    assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-2000:]
+
+
 def _dynamic_symbols(library: Path) -> set[str]:
     done = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True, check=True)
     return {cols[2] for cols in (ln.split() for ln in done.stdout.splitlines()) if len(cols) == 3 and cols[1] in "TW"}
