@@ -109,7 +109,7 @@ def pytest_runtest_logreport(report):
             raised = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception|Failure)\b", ln)]
             plain = [ln for ln in text if "PYTORCH_PRINT_REPRO" not in ln and not ln.startswith("To execute this")]
             first = (raised or plain or [""])[-1][:300]
-        row = {"test": report.nodeid, "outcome": outcome, "first": first}
+        row = {"test": report.nodeid, "outcome": outcome, "first": first, "seconds": round(report.duration, 3)}
         if died:
             row["died"] = True
         _stream.write(json.dumps(row) + "\n")
