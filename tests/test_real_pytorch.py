@@ -113,3 +113,47 @@ def test_torch_musa_pack_redirects_every_core_header(pytorch_260: Path, tmp_path
     assert left == [] and missing_prelude == []
     assert sum('"torch_musa/csrc/core/MUSAGuard.h"' in p.read_text(errors="replace")
                for p in (out / TREE).rglob("*.mu")) > 10
+
+
+LANES = r"""
+#include <musa_runtime.h>
+#include <ATen/musa/AsmUtils.muh>
+#include <cstdio>
+__global__ void lanes(unsigned* out) {
+  const unsigned t = threadIdx.x + blockDim.x * threadIdx.y;
+  out[5 * t] = at::musa::getLaneId();
+  out[5 * t + 1] = at::musa::getLaneMaskLt();
+  out[5 * t + 2] = at::musa::getLaneMaskLe();
+  out[5 * t + 3] = at::musa::getLaneMaskGt();
+  out[5 * t + 4] = at::musa::getLaneMaskGe();
+}
+int main() {
+  unsigned* out;
+  musaMallocManaged(&out, 64 * 5 * sizeof(unsigned));
+  musaport_launch(dim3(1), dim3(16, 4), 0, 0, lanes, out);
+  for (int i = 0; i < 64 * 5; ++i) std::printf("%u\n", out[i]);
+  return 0;
+}
+"""
+
+
+def test_ptx_lane_registers_become_cpp_that_runs(ported_260: Path, tmp_path: Path) -> None:
+    """AsmUtils.muh reads the lane id and lane masks with PTX, which neither a MUSA compiler nor g++
+    assembles; the port computes them in C++, and a kernel of a 16x4 block (two warps, lanes counted
+    across rows) gets what the registers would hold."""
+    import subprocess
+
+    from musaport.resources import shim_include
+    from musaport.validate.kernels import CXX
+
+    header = (ported_260 / TREE / "aten/src/ATen/musa/AsmUtils.muh").read_text()
+    assert "%%lane" not in header
+    (tmp_path / "lanes.cpp").write_text(LANES)
+    exe = tmp_path / "lanes"
+    subprocess.run([CXX, "-std=c++17", "-O1", "-pthread", f"-I{shim_include()}", f"-I{ported_260 / TREE / 'aten/src'}",
+                    "-include", "musa_runtime.h", str(tmp_path / "lanes.cpp"), "-o", str(exe)], check=True)
+    got = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
+    for t in range(64):
+        lane = t % 32
+        lt, le = (1 << lane) - 1, (2 << lane) - 1 & 0xFFFFFFFF
+        assert got[5 * t:5 * t + 5] == [lane, lt, le, ~le & 0xFFFFFFFF, ~lt & 0xFFFFFFFF], t
