@@ -138,9 +138,12 @@ def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(p
     (tree / "test").mkdir(parents=True)
     (tree / "test" / "test_killers.py").write_text(KILLERS, encoding="utf-8")
     work = tmp_path / "work"
+    ticks: list[tuple[str, int, int]] = []
     [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_killers.py",), timeout=300,
-                              log=lambda m: None, test_timeout=5)
+                              log=lambda m: None, test_timeout=5, tests_progress=lambda *t: ticks.append(t))
     assert (result.passed, result.failed, result.skipped, result.errors) == (4, 6, 0, 0), result
+    assert ticks[-1] == ("test_killers.py", 10, 10)  # progress in tests, across the restarts
+    assert all(total == 10 for _, _, total in ticks if total), ticks
     assert result.died == 5 and not result.timeout
     assert result.note.startswith("1 test died in its own forked process and counted as failed (first: "), result.note
     assert "4 tests killed pytest and counted as failed; it resumed after each" in result.note
@@ -167,7 +170,7 @@ def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build
     (tree / "test" / "test_slow.py").write_text(SLOW, encoding="utf-8")
     work = tmp_path / "work"
 
-    def run(timeout: float):
+    def run(timeout: float | None):
         [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_slow.py",), timeout=timeout,
                                   log=lambda m: None)
         return result
@@ -183,3 +186,6 @@ def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build
     (tree / "test" / "test_slow.py").write_text(SLOW + "def test_new(): pass\n", encoding="utf-8")
     changed = run(120)
     assert changed.passed == 9 and "went on" not in changed.note  # another test file: its own start
+    assert run(4).timeout
+    unbounded = run(None)  # the default: a file runs to its end, however long it takes
+    assert unbounded.passed == 9 and not unbounded.timeout, unbounded

@@ -207,8 +207,9 @@ class OpinfoMode(Mode):
                "port registers).", kind="text", multiple=True, metavar="OP[,OP...]"),
         Option(("--pytorch-tests",), "--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) "
                "on the device."),
-        Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds "
-               "(default: 1200).", kind="text", metavar="SECONDS"),
+        Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds; "
+               "running the command again goes on where it stopped (default: none, each file runs to its "
+               "end; a single test stops after 300 s).", kind="text", metavar="SECONDS"),
     )
     owns = ("ops", "pytorch_tests", "test_timeout")
     owns_why = "--backend picks its samples with --samples"
@@ -259,7 +260,7 @@ class OpinfoMode(Mode):
         return Result(passed, total, line, outcome.json_path, empty_fails=True)
 
 
-def _seconds(text: Any, default: float) -> float:
+def _seconds(text: Any, default: float | None) -> float | None:
     if text in (None, ""):
         return default
     try:

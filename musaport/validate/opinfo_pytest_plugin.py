@@ -75,6 +75,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.forked)
 
 
+def pytest_collection_finish(session):
+    """How many tests this attempt runs (after the deselection above): the file's progress."""
+    if _stream is not None:
+        _stream.write(json.dumps({"collected": len(session.items)}) + "\n")
+
+
 def pytest_runtest_logstart(nodeid, location):
     if _stream is not None:
         _stream.write(json.dumps({"test": nodeid, "start": True}) + "\n")

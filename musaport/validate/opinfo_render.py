@@ -16,6 +16,13 @@ _STYLE = {"pass": "green", "fail": "red", "error": "red", "crash": "magenta", "s
 _PHASES = {"opinfo": "OpInfo entry-dtype runs", "tests": "PyTorch test files"}
 
 
+def phase_name(phase: str) -> str:
+    """What a phase is called: ``tests:test_ops.py`` is that file's tests."""
+    if phase.startswith("tests:"):
+        return f"{phase[len('tests:'):]} tests"
+    return _PHASES.get(phase, phase)
+
+
 class PhaseLines:
     """``phase: done/total (what)`` at the start, at each tenth and at the end of a phase."""
 
@@ -28,7 +35,7 @@ class PhaseLines:
         if self.marks.get(phase) == tenth and done not in (0, total):
             return
         self.marks[phase] = tenth
-        self.echo(f"{_PHASES.get(phase, phase)}: {done}/{total} ({what})")
+        self.echo(f"{phase_name(phase)}: {done}/{total} ({what})")
 
 
 @contextmanager
@@ -46,7 +53,7 @@ def progress_display(console, echo) -> Iterator:
 
         def update(phase: str, done: int, total: int, what: str) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(_PHASES.get(phase, phase), total=total, what="")
+                tasks[phase] = bar.add_task(phase_name(phase), total=total, what="")
             bar.update(tasks[phase], completed=done, total=total, what=what[:50])
 
         yield update

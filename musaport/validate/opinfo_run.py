@@ -103,7 +103,7 @@ def _attribute_lines(found: list, out: OutDir) -> None:
 
 def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: tuple[str, ...] = (),
                     workers: int = 1, pytorch_tests: bool = False, test_files: tuple[str, ...] = TEST_FILES,
-                    job_timeout: float = JOB_TIMEOUT, file_timeout: float = FILE_TIMEOUT,
+                    job_timeout: float = JOB_TIMEOUT, file_timeout: float | None = FILE_TIMEOUT,
                     progress: Progress | None = None, log=print,
                     command: str = "musaport validate --opinfo") -> OpinfoOutcome:
     """Choose the entries, build what they need, run the differential (and the test files), write both
@@ -137,7 +137,8 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
         tree = source if source is not None else Path(".")
         results = run_test_files(device, tree, out.work("opinfo") / "tests", test_files, file_timeout,
                                  (lambda d, t, w: progress("tests", d, t, w)) if progress else None, log,
-                                 jobs=workers)
+                                 jobs=workers,
+                                 tests_progress=(lambda f, d, t: progress(f"tests:{f}", d, t, f)) if progress else None)
         files = {r.name: r.as_json() for r in results}
     found = causes(list(run.results), registered, out.porting_report(), unregistered_reasons(out))
     _attribute_lines(found, out)

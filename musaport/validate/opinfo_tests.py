@@ -9,8 +9,11 @@ a plugin of ours (``opinfo_pytest_plugin.py``) that pytest imports with
 ``pytest.ini`` are not used (they need PyTorch's CI plugins); ours keeps
 their options that change outcomes (native tracebacks, ``--capture=sys``, no
 assertion rewriting). Nothing is written into the tree (no cache, no
-bytecode). A file that runs past its timeout is killed and reported with the
-counts it reached and ``"timeout": true``.
+bytecode). A file runs to its end, however long that takes (test_ops.py's
+33,000 tests take hours on the emulated device), with its progress in tests
+done of tests collected; given a file timeout, a file that runs past it is
+killed and reported with the counts it reached and ``"timeout": true``, and the
+next run of the same build goes on where it stopped.
 
 Tests run in pytest's own process, each with a timeout (pytest-timeout), and
 a test that kills that process (a segfault, an abort, a kernel that never
@@ -49,7 +52,8 @@ PLUGIN_MODULE = "musaport_device_plugin"
 TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "test_reductions.py",
               "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",
               "test_view_ops.py")
-FILE_TIMEOUT = 1200.0
+FILE_TIMEOUT: float | None = None  # a file runs to its end; --test-timeout bounds it
+POLL_SECONDS = 5.0  # how often a running file's outcome lines are counted for its progress
 TEST_TIMEOUT = 300.0  # one test; a kernel that never returns fails that test, and the file resumes after it
 PYTEST_INI = """[pytest]
 addopts = --tb=native --capture=sys -p no:warnings -p no:cacheprovider --assert=plain
@@ -122,11 +126,13 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
 
 
 def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
-                   timeout: float = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
-                   log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT) -> list[FileResult]:
+                   timeout: float | None = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
+                   log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT,
+                   tests_progress: Callable[[str, int, int], None] | None = None) -> list[FileResult]:
     """Run each test file, up to ``jobs`` at once (each pytest is one process); per file its counts
     (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
-    ``test_timeout``: each test's timeout (None: none); a test past it kills pytest and is resumed after."""
+    ``timeout``: each file's (None: none); ``test_timeout``: each test's (None: none), a test past it
+    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -137,7 +143,8 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
 
     def one(name: str) -> FileResult:
         nonlocal done
-        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout)
+        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout,
+                           (lambda d, t: tests_progress(name, d, t)) if tests_progress else None)
         with lock:
             done += 1
             if progress:
@@ -154,12 +161,13 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
 MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
 
 
-def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float, log,
-              test_timeout: float | None = TEST_TIMEOUT) -> FileResult:
+def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float | None, log,
+              test_timeout: float | None = TEST_TIMEOUT,
+              tick: Callable[[int, int], None] | None = None) -> FileResult:
     """One test file through pytest, to its end: a test whose process dies (a segfault, an abort in a
     kernel, its own timeout) counts as failed ("the process died"); should that process be pytest's own,
     pytest resumes after it, the tests already done deselected, until the file ends or ``timeout`` (for
-    all attempts) runs out."""
+    all attempts; None: none) runs out. ``tick(done, total)``: the file's tests, every few seconds."""
     name = path.name
     if not path.is_file():
         return FileResult(name, ran=False, note=f"{path} does not exist")
@@ -191,19 +199,20 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         if died:
             died_file.write_text("".join(f"{t}\n" for t in died), encoding="utf-8")
             env["MUSAPORT_TEST_DIED"] = str(died_file)
-    log(f"opinfo: {name}: pytest on '{device.name}' (timeout {timeout:.0f} s)"
+    log(f"opinfo: {name}: pytest on '{device.name}'" + (f" (timeout {timeout:.0f} s)" if timeout else "")
         + (f", going on after the {before} tests an earlier run of this build did" if carried else ""))
     started = time.monotonic()
     timed_out, code = False, 0
     with open(output, "a" if carried else "w", encoding="utf-8") as sink:
+        tally = Tally(outcomes, tick)
         for _ in range(MAX_RESUMES + 1):
-            left = timeout - (time.monotonic() - started)
-            if left <= 0:
+            left = None if timeout is None else timeout - (time.monotonic() - started)
+            if left is not None and left <= 0:
                 timed_out = True
                 break
             xml.unlink(missing_ok=True)
             mark = sink.tell()
-            code, timed_out = _attempt(cmd, work, sink, env, left)
+            code, timed_out = _attempt(cmd, work, sink, env, left, tally)
             if timed_out or (code in (0, 1, 5) and xml.is_file()):
                 break  # the file ended (5: nothing left to run), or its time did
             victim = _died_in(outcomes)
@@ -239,7 +248,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         notes.append(f"{len(died)} test{'s' * (len(died) != 1)} killed pytest and counted as failed; "
                      f"it resumed after each (first: {died[0]})")
     if timed_out:
-        notes.append(f"stopped at the {timeout:.0f} s timeout: the counts are what ran until then")
+        notes.append(f"stopped at the {timeout or 0:.0f} s timeout: the counts are what ran until then")
     elif counts is None and not ((died or carried) and code in (0, 1, 5)):
         notes.append(f"pytest exited {code} without a junit xml: {_last_line(output)}")
     elif code not in (0, 1, 5):
@@ -249,14 +258,58 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
                       note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths))
 
 
-def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float) -> tuple[int, bool]:
-    """One pytest run; its exit code and whether it was stopped at ``timeout``."""
+def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float | None,
+             tally: "Tally | None" = None) -> tuple[int, bool]:
+    """One pytest run; its exit code and whether it was stopped at ``timeout`` (None: none). While it
+    runs, ``tally`` counts its outcome lines every few seconds."""
     proc = children.popen(cmd, cwd=work, stdout=sink, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    try:
-        return proc.wait(timeout=timeout), False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        return proc.wait(), True
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))
+        try:
+            code = proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            if deadline is not None and time.monotonic() >= deadline:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return proc.wait(), True
+            if tally is not None:
+                tally.poll()
+            continue
+        if tally is not None:
+            tally.poll()
+        return code, False
+
+
+class Tally:
+    """Follows a file's outcome lines as pytest writes them (reading only what is new): the tests done,
+    of those done before plus those the plugin says it collected, for ``tick(done, total)``."""
+
+    def __init__(self, outcomes: Path, tick: Callable[[int, int], None] | None) -> None:
+        self.outcomes, self.tick = outcomes, tick
+        self.offset, self.done, self.total = 0, set(), 0
+        self.poll()
+
+    def poll(self) -> None:
+        if self.tick is None:
+            return
+        try:
+            with open(self.outcomes, "rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except OSError:
+            return
+        complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next poll
+        self.offset += len(complete)
+        for line in complete.splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if "collected" in row:  # an attempt's collection: what it will run, after what is done
+                self.total = len(self.done) + int(row["collected"])
+            elif "outcome" in row and "test" in row:
+                self.done.add(row["test"])
+        self.tick(len(self.done), max(self.total, len(self.done)))
 
 
 def _resume_key(device: Device, path: Path) -> str:
