@@ -20,7 +20,7 @@ a test that kills that process (a segfault, an abort, a kernel that never
 returns) counts as failed; pytest then starts again with the tests already
 done deselected, as PyTorch's own CI resumes a file after a crash.  A new
 start costs a collection of the file (134 s on 2 cores for test_ops.py's
-34,282 tests, with a build beside it), and crashes come in families (one operator in
+33,392 tests, with a build beside it; 15 s alone), and crashes come in families (one operator in
 every dtype), so after a death the dead test's siblings (the same test in
 the other dtypes) run forked (pytest-forked), where a crash costs only that
 test.  Forking every test instead costs about 0.2 s a test in a process of
