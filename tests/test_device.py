@@ -108,25 +108,27 @@ def test_a_conjugate_or_negative_view_copies_through_the_copy_kernel(device_m1) 
     """at::native::copy_ sends a musa copy to _copy_from; a source with the conjugate (or negative) bit
     must reach the ported copy kernel, which resolves it, instead of the bit's fallback, whose clone()
     copies through _copy_from again with the bit still set (a stack overflow: SIGSEGV)."""
-    code = ("import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
-            "musaport_loader.load(sys.argv[1]); x = torch.tensor([1+2j, -3+0.5j, 4-1j]); d = x.to('musa'); "
-            "torch.testing.assert_close(d.conj().cpu(), x.conj()); "
-            "torch.testing.assert_close(d.conj().resolve_conj().cpu(), x.conj()); "
-            "torch.testing.assert_close(torch._neg_view(d).cpu(), -x); "
-            "torch.testing.assert_close(torch._neg_view(d).resolve_neg().cpu(), -x); print('ok')")
-    done = _python(device_m1, code)
-    assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-2000:]
+    _passes_on_musa(device_m1, "x = torch.tensor([1+2j, -3+0.5j, 4-1j]); d = x.to('musa'); "
+                    "torch.testing.assert_close(d.conj().cpu(), x.conj()); "
+                    "torch.testing.assert_close(d.conj().resolve_conj().cpu(), x.conj()); "
+                    "torch.testing.assert_close(torch._neg_view(d).cpu(), -x); "
+                    "torch.testing.assert_close(torch._neg_view(d).resolve_neg().cpu(), -x)")
 
 
 def test_a_new_generator_of_the_device_is_the_ported_one(device_m1) -> None:
     """torch.Generator("musa") asks for the generator a PrivateUse1 backend registers; it seeds, and its
     state (the ported Philox generator's seed and offset) goes back and forth."""
+    _passes_on_musa(device_m1, "g = torch.Generator('musa'); g.manual_seed(7); "
+                    "assert g.device.type == 'musa' and g.initial_seed() == 7, (g.device, g.initial_seed()); "
+                    "state = g.get_state(); h = torch.Generator(device='musa'); h.set_state(state); "
+                    "assert h.initial_seed() == 7 and torch.equal(h.get_state(), state)")
+
+
+def _passes_on_musa(build, statements: str) -> None:
+    """Python statements, run in the torch environment once the device is loaded, finish without error."""
     code = ("import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
-            "musaport_loader.load(sys.argv[1]); g = torch.Generator('musa'); g.manual_seed(7); "
-            "assert g.device.type == 'musa' and g.initial_seed() == 7, (g.device, g.initial_seed()); "
-            "state = g.get_state(); h = torch.Generator(device='musa'); h.set_state(state); "
-            "assert h.initial_seed() == 7 and torch.equal(h.get_state(), state); print('ok')")
-    done = _python(device_m1, code)
+            f"musaport_loader.load(sys.argv[1]); {statements}; print('ok')")
+    done = _python(build, code)
     assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-2000:]
 
 
