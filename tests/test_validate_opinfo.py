@@ -292,3 +292,17 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()  # refused before anything was written
+
+
+def test_phase_lines_say_each_tenth_once_however_often_a_file_is_polled() -> None:
+    """A running test file is polled every few seconds: off a terminal that is a line at its start, at each
+    tenth and at its end, not one per poll (nor any while it is still collecting)."""
+    from musaport.validate.opinfo_render import PhaseLines
+
+    lines: list[str] = []
+    say = PhaseLines(lines.append)
+    for done, total in [(0, 0)] * 5 + [(0, 200)] * 5 + [(d, 200) for d in range(201)] + [(200, 200)] * 3:
+        say("tests:test_ops.py", done, total, "test_ops.py")
+    assert lines[0] == "test_ops.py tests: 0/200 (test_ops.py)"
+    assert lines[-1] == "test_ops.py tests: 200/200 (test_ops.py)"
+    assert len(lines) == 11, lines

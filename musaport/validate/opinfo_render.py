@@ -29,9 +29,13 @@ class PhaseLines:
     def __init__(self, echo) -> None:
         self.echo = echo
         self.marks: dict[str, int] = {}
+        self.last: dict[str, tuple[int, int]] = {}
 
     def __call__(self, phase: str, done: int, total: int, what: str) -> None:
-        tenth = (10 * done) // max(1, total)
+        if total <= 0 or self.last.get(phase) == (done, total):
+            return  # nothing to count yet (a file still collecting), or a poll that found nothing new
+        self.last[phase] = (done, total)
+        tenth = (10 * done) // total
         if self.marks.get(phase) == tenth and done not in (0, total):
             return
         self.marks[phase] = tenth
