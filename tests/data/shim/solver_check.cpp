@@ -331,6 +331,14 @@ int main() {
   expect(musolverDnSgesvd(h, 'O', 'N', 2, 2, a, 2, s, u, 2, vt, 2, nullptr, 0, nullptr, &info) == MUSOLVER_STATUS_NOT_SUPPORTED,
          "gesvd jobu=O is not supported", "float");
   musolverDnDestroy(h);
+  // geqrfBatched of matrices with no columns (PyTorch's geqrf of a (2, 5, 0) batch) makes no reflectors
+  // and reads nothing: PyTorch's pointer arrays are empty then.
+  mublasHandle_t bh;
+  mublasCreate(&bh);
+  int binfo = -1;
+  expect(mublasSgeqrfBatched(bh, 5, 0, nullptr, 5, nullptr, &binfo, 2) == MUBLAS_STATUS_SUCCESS && binfo == 0,
+         "geqrfBatched with n == 0", "float");
+  mublasDestroy(bh);
   if (failures == 0) std::printf("PASS solver\n");
   return failures == 0 ? 0 : 1;
 }

@@ -92,6 +92,9 @@ inline mublasStatus_t geqrf_batched(mublasHandle_t h, int m, int n, T* const a[]
   else if (lda < (m > 1 ? m : 1)) *info = -4;
   else if (batch < 0) *info = -7;
   if (*info != 0) return MUBLAS_STATUS_INVALID_VALUE;
+  // No reflectors to make: nothing is read, not even the pointer arrays (PyTorch's are empty for n == 0:
+  // geqrf of a (2, 5, 0) batch crashed reading them).
+  if (m == 0 || n == 0) return MUBLAS_STATUS_SUCCESS;
   for (int i = 0; i < batch; ++i) {
     int one = 0;
     lapack::geqrf(m, n, a[i], lda, tau[i], &one);
