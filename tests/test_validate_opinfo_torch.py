@@ -189,3 +189,26 @@ def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build
     assert run(4).timeout
     unbounded = run(None)  # the default: a file runs to its end, however long it takes
     assert unbounded.passed == 9 and not unbounded.timeout, unbounded
+
+
+CHAINED = '''
+def test_sample():
+    try:
+        raise RuntimeError("\\"abs_musa\\" not implemented for 'Half'")
+    except RuntimeError as e:
+        raise Exception("Caused by sample input at index 3: SampleInput(input=Tensor[size=(5,)])") from e
+'''
+
+
+def test_a_failure_is_told_by_its_real_error_not_opinfos_wrapper(python: Path, tmp_path: Path) -> None:
+    """OpInfo tests re-raise a sample's error as 'Exception: Caused by sample input ...'; the outcome line
+    keeps the error that says what went wrong."""
+    from musaport.validate.opinfo_tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_chained.py").write_text(CHAINED, encoding="utf-8")
+    [result] = run_test_files(Device(python, "cpu"), tree, tmp_path / "work", ("test_chained.py",),
+                              log=lambda m: None)
+    assert result.failed == 1
+    assert result.first_failures == ("::test_sample: RuntimeError: \"abs_musa\" not implemented for 'Half'",)

@@ -111,8 +111,10 @@ def pytest_runtest_logreport(report):
             first = died
         elif outcome in ("failed", "errors"):
             text = [ln.strip() for ln in str(report.longrepr or "").strip().splitlines() if ln.strip()]
-            # the exception line, not PyTorch's trailing repro hints
-            raised = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception|Failure)\b", ln)]
+            # the exception line, not PyTorch's trailing repro hints, nor the wrapper OpInfo tests raise
+            # from the real error ("Exception: Caused by sample input at index 3: SampleInput(...)")
+            raised = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception|Failure)\b", ln)
+                      and not ln.startswith("Exception: Caused by ")]
             plain = [ln for ln in text if "PYTORCH_PRINT_REPRO" not in ln and not ln.startswith("To execute this")]
             first = (raised or plain or [""])[-1][:300]
         row = {"test": report.nodeid, "outcome": outcome, "first": first, "seconds": round(report.duration, 3)}
