@@ -47,19 +47,28 @@ inline void* dynamic_shared() { return musaport_dynamic_shared_tls; }
 struct Worker;
 inline thread_local Worker* tls_worker = nullptr;
 
-// ---- fiber stack overflow: a fault on a guard page is reported, not a bare SIGSEGV
-inline struct sigaction& previous_segv_action() {
+// ---- the runtime's signal handlers: each handles the faults that are its own and passes the others on.
+// SIGSEGV: a fault on a fiber stack's guard page is reported, not a bare SIGSEGV; SIGFPE: an integer
+// division by zero in a kernel gets the GPU's result (intdiv.h).
+template <int Sig>
+inline struct sigaction& previous_action() {
   static struct sigaction previous;
   return previous;
+}
+
+// Not ours: to the handler that was there before, or that one restored, so the fault happens again and
+// ends the process as it would have.
+template <int Sig>
+inline void pass_on(siginfo_t* info, void* context) {
+  struct sigaction& previous = previous_action<Sig>();
+  if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(Sig, info, context);
+    return;
+  }
+  sigaction(Sig, &previous, nullptr);
 }
 
 inline void on_segv(int sig, siginfo_t* info, void* context);
-
-inline struct sigaction& previous_fpe_action() {
-  static struct sigaction previous;
-  return previous;
-}
-
 inline void on_fpe(int sig, siginfo_t* info, void* context);
 
 // Signal handlers need a stack of their own to run after a stack overflow.
@@ -96,29 +105,17 @@ class AltSignalStack {
   size_t bytes_ = 0;
 };
 
-// Once per process.  (A function-local static, not std::call_once: call_once
+// Once per process and signal.  (A function-local static, not std::call_once: call_once
 // uses libstdc++ thread-local symbols, and the runtime must not add undefined
 // TLS references next to the extern __shared__ ones the link step aliases.)
-inline void install_segv_handler() {
+template <int Sig, void (*Handler)(int, siginfo_t*, void*)>
+inline void install_handler() {
   static const bool installed = [] {
     struct sigaction action {};
-    action.sa_sigaction = &on_segv;
+    action.sa_sigaction = Handler;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
-    return sigaction(SIGSEGV, &action, &previous_segv_action()) == 0;
-  }();
-  (void)installed;
-}
-
-// The same for SIGFPE: an integer division by zero in a kernel gets the GPU's result (intdiv.h).
-inline void install_fpe_handler() {
-  if (!intdiv::kEmulated) return;
-  static const bool installed = [] {
-    struct sigaction action {};
-    action.sa_sigaction = &on_fpe;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&action.sa_mask);
-    return sigaction(SIGFPE, &action, &previous_fpe_action()) == 0;
+    return sigaction(Sig, &action, &previous_action<Sig>()) == 0;
   }();
   (void)installed;
 }
@@ -128,8 +125,8 @@ inline void install_fpe_handler() {
 struct Worker {
   Worker() {
     tls_worker = this;
-    install_segv_handler();
-    install_fpe_handler();
+    install_handler<SIGSEGV, on_segv>();
+    if (intdiv::kEmulated) install_handler<SIGFPE, on_fpe>();
   }
   ~Worker() { tls_worker = nullptr; }
   Worker(const Worker&) = delete;
@@ -152,13 +149,7 @@ inline void on_segv(int sig, siginfo_t* info, void* context) {
     if (len > 0) (void)!write(2, line, static_cast<size_t>(len));
     std::abort();
   }
-  // Not ours: restore whatever was there and let the fault happen again.
-  struct sigaction& previous = previous_segv_action();
-  if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction != nullptr) {
-    previous.sa_sigaction(sig, info, context);
-    return;
-  }
-  sigaction(SIGSEGV, &previous, nullptr);
+  pass_on<SIGSEGV>(info, context);
 }
 
 // Integer division traps inside a kernel become the GPU's results; any other SIGFPE (a host division
@@ -168,12 +159,7 @@ inline void on_fpe(int sig, siginfo_t* info, void* context) {
   if (w != nullptr && w->runner.active() && (info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
       intdiv::emulate(context))
     return;
-  struct sigaction& previous = previous_fpe_action();
-  if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction != nullptr) {
-    previous.sa_sigaction(sig, info, context);
-    return;
-  }
-  sigaction(SIGFPE, &previous, nullptr);
+  pass_on<SIGFPE>(info, context);
 }
 
 inline Worker& this_worker() {
