@@ -281,9 +281,10 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
 
     cases = [
         (("--opinfo", "x.mu"), "--opinfo takes no file patterns (select OpInfo entries with --ops)"),
-        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests and --test-timeout go with --opinfo"),
+        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo"),
         (("--opinfo", "--libtorch", str(tmp_path)), "--samples and --libtorch go with --backend"),
         (("--opinfo", "--test-timeout", "60"), "--test-timeout goes with --pytorch-tests"),
+        (("--opinfo", "--test-files", "test_ops.py"), "--test-files goes with --pytorch-tests"),
         (("--opinfo", "--pytorch-tests", "--test-timeout", "soon"), "--test-timeout: 'soon' is not a number"),
         (("--opinfo",), "no ported tree here; run 'musaport run --out"),
     ]

@@ -158,6 +158,31 @@ def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(p
     assert (work / "test_killers.log").read_text().count("resuming after it") == 4
 
 
+def test_with_two_jobs_a_file_runs_as_two_shards_that_share_its_tests(python: Path, tmp_path: Path) -> None:
+    """test_ops.py alone takes hours: with -j 2 its tests are split between two pytest processes, each
+    test run once, by one of them, and the file's counts are theirs summed, deaths and resumes included."""
+    from musaport.validate.opinfo_tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_killers.py").write_text(KILLERS, encoding="utf-8")
+    work = tmp_path / "work"
+    ticks: list[tuple[str, int, int]] = []
+    [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_killers.py",), timeout=300,
+                              log=lambda m: None, jobs=2, test_timeout=5, tests_progress=lambda *t: ticks.append(t))
+    assert (result.passed, result.failed, result.skipped, result.errors) == (4, 6, 0, 0), result
+    assert result.died == 5 and result.shards == 2 and result.as_json()["shards"] == 2
+    assert ticks[-1] == ("test_killers.py", 10, 10)
+    ran = {}
+    for k in (1, 2):
+        rows = [json.loads(line) for line in (work / f"test_killers.{k}of2.outcomes.jsonl").read_text().splitlines()]
+        ran[k] = [r["test"] for r in rows if "outcome" in r]
+    assert ran[1] and ran[2], ran  # both processes had tests
+    everything = ran[1] + ran[2]
+    assert len(everything) == len(set(everything)) == 10  # each test once, in one shard
+    assert result.note.startswith("shard 1 of 2: ") and "; shard 2 of 2: " in result.note, result.note
+
+
 SLOW = "import time\n" + "".join(f"def test_{i}(): time.sleep(1)\n" for i in range(8))
 
 

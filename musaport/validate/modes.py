@@ -207,22 +207,27 @@ class OpinfoMode(Mode):
                "port registers).", kind="text", multiple=True, metavar="OP[,OP...]"),
         Option(("--pytorch-tests",), "--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) "
                "on the device."),
+        Option(("--test-files", "test_files"), "--opinfo --pytorch-tests: the files of the tree's test/ folder "
+               "to run (default: test_ops.py and the eight device-generic files the README lists).", kind="text",
+               multiple=True, metavar="FILE[,FILE...]"),
         Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds; "
                "running the command again goes on where it stopped (default: none, each file runs to its "
                "end; a single test stops after 300 s).", kind="text", metavar="SECONDS"),
     )
-    owns = ("ops", "pytorch_tests", "test_timeout")
+    owns = ("ops", "pytorch_tests", "test_files", "test_timeout")
     owns_why = "--backend picks its samples with --samples"
     takes_patterns = False
     no_patterns_why = "select OpInfo entries with --ops"
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate.opinfo_tests import FILE_TIMEOUT
+        from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES
 
         out, o = request.out, request.options
         timeout = _seconds(o.get("test_timeout"), FILE_TIMEOUT)
-        if o.get("test_timeout") and not o.get("pytorch_tests"):
-            raise LoadError("--test-timeout goes with --pytorch-tests")
+        for given in ("test_timeout", "test_files"):
+            if o.get(given) and not o.get("pytorch_tests"):
+                raise LoadError(f"--{given.replace('_', '-')} goes with --pytorch-tests")
+        test_files = tuple(n.strip() for item in o.get("test_files") or () for n in item.split(",") if n.strip())
         out.require_port()
 
         from rich.console import Console
@@ -235,18 +240,25 @@ class OpinfoMode(Mode):
         from musaport.validate.opinfo_verdict import RUN
 
         names = tuple(n.strip() for item in o.get("ops") or () for n in item.split(",") if n.strip())
-        release = lt.release(Path(out.porting_report()["source"]))
+        source = Path(out.porting_report()["source"])
+        tests = source / "test"
+        missing = [n for n in test_files if not (tests / n).is_file()]
+        if missing:
+            raise LoadError(f"{tests / missing[0]}: no such test file (--test-files)")
+        release = lt.release(source)
         try:
             env = torchenv.fetch(release, log=request.log)
         except torchenv.FetchError as exc:
             raise ToolError(str(exc)) from None
         command = ("musaport validate --opinfo --out OUT" + (f" --ops {','.join(names)}" if names else "")
-                   + (" --pytorch-tests" if o.get("pytorch_tests") else ""))
+                   + (" --pytorch-tests" if o.get("pytorch_tests") else "")
+                   + (f" --test-files {','.join(test_files)}" if test_files else ""))
         err = Console(stderr=True)
         with progress_display(err, request.log) as progress:
             outcome = validate_opinfo(
                 out, env.python, lambda ops: from_device_build(build_device(out, ops, request.jobs, request.log)),
-                names, request.jobs, bool(o.get("pytorch_tests")), file_timeout=timeout, progress=progress,
+                names, request.jobs, bool(o.get("pytorch_tests")), test_files=test_files or TEST_FILES,
+                file_timeout=timeout, progress=progress,
                 log=request.log, command=command)
         summary(outcome.doc, request.console or Console())
         s, files = outcome.doc["summary"], outcome.doc["test_files"]

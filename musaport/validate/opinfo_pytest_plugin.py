@@ -20,13 +20,15 @@ Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
 and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_DEVICE_NAME`` (the device's name in
 test names); ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go);
 ``MUSAPORT_TEST_DONE`` (tests not to run again); ``MUSAPORT_TEST_DIED``
-(tests that killed an earlier attempt).
+(tests that killed an earlier attempt); ``MUSAPORT_TEST_SHARD`` (``k/n``:
+run only the tests whose id hashes to shard k of n).
 """
 
 import importlib.util
 import json
 import os
 import re
+import zlib
 
 import pytest
 
@@ -60,13 +62,24 @@ def family(nodeid: str, device: str) -> str:
     return re.sub(rf"_{re.escape(device)}(?:_\w+)?$", "", nodeid) if device else nodeid
 
 
+def in_shard(spec: str):
+    """``k/n``: whether a test id belongs to shard k of n, by a hash of the id (the same in every process,
+    whatever order the tests were collected in); empty: every test."""
+    if not spec:
+        return lambda nodeid: True
+    index, count = (int(part) for part in spec.split("/"))
+    return lambda nodeid: zlib.crc32(nodeid.encode()) % count == index
+
+
 def pytest_collection_modifyitems(config, items):
-    """Deselect the tests an earlier attempt at this file finished or died in; fork the siblings of
-    the tests that died."""
+    """Deselect the tests of other shards and those an earlier attempt at this file finished or died
+    in; fork the siblings of the tests that died."""
     done = _ids("MUSAPORT_TEST_DONE")
-    keep = [item for item in items if item.nodeid not in done]
+    mine = in_shard(os.environ.get("MUSAPORT_TEST_SHARD", ""))
+    keep = [item for item in items if item.nodeid not in done and mine(item.nodeid)]
     if len(keep) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in done])
+        kept = {id(item) for item in keep}
+        config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept])
         items[:] = keep
     device = os.environ.get("MUSAPORT_DEVICE_NAME", "")
     dead = {family(test, device) for test in _ids("MUSAPORT_TEST_DIED")}

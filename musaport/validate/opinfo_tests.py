@@ -25,6 +25,12 @@ families (one operator in every dtype), so after a death the dead test's sibling
 the other dtypes) run forked (pytest-forked), where a crash costs only that
 test.  Forking every test instead costs about 0.2 s a test in a process of
 torch's size, more than the collections it saves when deaths are rare.
+
+With ``jobs`` above one, each file runs as that many shards, each its own
+pytest process taking the tests whose id hashes to it (the collection order
+of a device-generic file is not stable across processes, its ids are): one
+long file (test_ops.py) then uses every slot instead of one, and its counts
+are the sum of its shards'.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -79,12 +85,16 @@ class FileResult:
     note: str = ""
     first_failures: tuple[str, ...] = ()
     died: int = 0  # tests whose process died (counted in failed): a crash, an abort, their own timeout
+    shard: int = 0  # which shard of the file this is (a shard's result, before merge_shards)
+    shards: int = 1  # the pytest processes the file's tests were spread over
 
     def as_json(self) -> dict:
         doc = {k: getattr(self, k) for k in COUNTS}
         doc.update(seconds=self.seconds, timeout=self.timeout, ran=self.ran)
         if self.died:
             doc["died"] = self.died
+        if self.shards > 1:
+            doc["shards"] = self.shards
         if self.note:
             doc["note"] = self.note
         if self.first_failures:
@@ -129,58 +139,93 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
                    timeout: float | None = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
                    log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT,
                    tests_progress: Callable[[str, int, int], None] | None = None) -> list[FileResult]:
-    """Run each test file, up to ``jobs`` at once (each pytest is one process); per file its counts
+    """Run each test file as ``jobs`` shards, up to ``jobs`` pytest processes at once; per file its counts
     (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
-    ``timeout``: each file's (None: none); ``test_timeout``: each test's (None: none), a test past it
+    ``timeout``: each shard's (None: none); ``test_timeout``: each test's (None: none), a test past it
     kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
     shutil.copyfile(PLUGIN, plugin_dir / f"{PLUGIN_MODULE}.py")
     (work / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
-    done = 0
+    shards = max(1, jobs)
     lock = threading.Lock()
+    parts: dict[str, list[FileResult]] = {name: [] for name in files}
+    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * shards for name in files}
 
-    def one(name: str) -> FileResult:
-        nonlocal done
-        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout,
-                           (lambda d, t: tests_progress(name, d, t)) if tests_progress else None)
+    def tick(name: str, shard: int, done: int, total: int) -> None:
         with lock:
-            done += 1
-            if progress:
-                progress(done, len(files), f"{name}: {result.passed} passed, {result.failed} failed"
-                         + (" (timeout)" if result.timeout else ""))
-        return result
+            ticks[name][shard] = (done, total)
+            done, total = (sum(col) for col in zip(*ticks[name]))
+        if tests_progress:
+            tests_progress(name, done, total)
+
+    def one(task: tuple[str, int]) -> None:
+        name, shard = task
+        result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout,
+                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, shards))
+        with lock:
+            parts[name].append(result)
+            if len(parts[name]) < shards:
+                return
+            merged = merge_shards(parts[name])
+            finished = sum(len(p) == shards for p in parts.values())
+        if progress:
+            progress(finished, len(files), f"{name}: {merged.passed} passed, {merged.failed} failed"
+                     + (" (timeout)" if merged.timeout else ""))
 
     if progress:
         progress(0, len(files), f"{files[0]}: running" if files else "no files")
-    with ThreadPoolExecutor(max(1, min(jobs, len(files) or 1))) as pool:
-        return list(pool.map(one, files))
+    with ThreadPoolExecutor(max(1, min(jobs, len(files) * shards or 1))) as pool:
+        list(pool.map(one, [(name, k) for name in files for k in range(shards)]))
+    return [merge_shards(parts[name]) for name in files]
+
+
+def merge_shards(parts: list[FileResult]) -> FileResult:
+    """One file's result from its shards': counts summed, its time the slowest shard's (they run side
+    by side), each shard's note prefixed with its number."""
+    if len(parts) == 1:
+        return parts[0]
+    parts = sorted(parts, key=lambda p: p.shard)
+    first = parts[0]
+    if not any(p.ran for p in parts):
+        return replace(first, shard=0)
+    counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died")}
+    notes = [f"shard {p.shard + 1} of {len(parts)}: {p.note}" for p in parts if p.note]
+    failures = tuple(f for p in parts for f in p.first_failures)[:5]
+    return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
+                      timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
+                      first_failures=failures, shards=len(parts))
 
 
 MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
 
 
 def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float | None, log,
-              test_timeout: float | None = TEST_TIMEOUT,
-              tick: Callable[[int, int], None] | None = None) -> FileResult:
-    """One test file through pytest, to its end: a test whose process dies (a segfault, an abort in a
-    kernel, its own timeout) counts as failed ("the process died"); should that process be pytest's own,
-    pytest resumes after it, the tests already done deselected, until the file ends or ``timeout`` (for
-    all attempts; None: none) runs out. ``tick(done, total)``: the file's tests, every few seconds."""
+              test_timeout: float | None = TEST_TIMEOUT, tick: Callable[[int, int], None] | None = None,
+              shard: tuple[int, int] = (0, 1)) -> FileResult:
+    """One shard of a test file (``shard``: which, of how many) through pytest, to its end: a test whose
+    process dies (a segfault, an abort in a kernel, its own timeout) counts as failed ("the process
+    died"); should that process be pytest's own, pytest resumes after it, the tests already done
+    deselected, until the shard ends or ``timeout`` (for all attempts; None: none) runs out.
+    ``tick(done, total)``: the shard's tests, every few seconds."""
     name = path.name
     if not path.is_file():
-        return FileResult(name, ran=False, note=f"{path} does not exist")
-    stem = path.stem
+        return FileResult(name, ran=False, note=f"{path} does not exist", shard=shard[0])
+    index, count = shard
+    stem = path.stem + (f".{index + 1}of{count}" if count > 1 else "")
+    label = name + (f" (shard {index + 1} of {count})" if count > 1 else "")
     xml, outcomes, output = work / f"{stem}.xml", work / f"{stem}.outcomes.jsonl", work / f"{stem}.log"
     done_file, died_file, state = work / f"{stem}.done.txt", work / f"{stem}.died.txt", work / f"{stem}.state.json"
-    key = _resume_key(device, path)
+    key = _resume_key(device, path, shard)
     carried = _carried_over(state, key, outcomes)
     for p in (xml, done_file, died_file, state) + (() if carried else (outcomes,)):
         p.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTORCH_TESTING", "PYTEST_"))}
     env.update(PYTORCH_TESTING_DEVICE_ONLY_FOR=device_filter(device), PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=str(plugin_dir), MUSAPORT_TEST_OUTCOMES=str(outcomes), OMP_NUM_THREADS="1")
+    if count > 1:
+        env["MUSAPORT_TEST_SHARD"] = f"{index}/{count}"
     if device.loader is not None:
         env["MUSAPORT_DEVICE_LOADER"] = str(device.loader)
     if device.library is not None:
@@ -199,7 +244,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         if died:
             died_file.write_text("".join(f"{t}\n" for t in died), encoding="utf-8")
             env["MUSAPORT_TEST_DIED"] = str(died_file)
-    log(f"opinfo: {name}: pytest on '{device.name}'" + (f" (timeout {timeout:.0f} s)" if timeout else "")
+    log(f"opinfo: {label}: pytest on '{device.name}'" + (f" (timeout {timeout:.0f} s)" if timeout else "")
         + (f", going on after the {before} tests an earlier run of this build did" if carried else ""))
     started = time.monotonic()
     timed_out, code = False, 0
@@ -255,7 +300,8 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         notes.append(f"pytest exited {code}: {_last_line(output)}")
     ran = counts is not None or any(partial.values())
     return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran,
-                      note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths))
+                      note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths),
+                      shard=index)
 
 
 def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float | None,
@@ -312,13 +358,14 @@ class Tally:
         self.tick(len(self.done), max(self.total, len(self.done)))
 
 
-def _resume_key(device: Device, path: Path) -> str:
-    """What a file's outcomes hold for: the device library, the test file and the runner, by content."""
+def _resume_key(device: Device, path: Path, shard: tuple[int, int] = (0, 1)) -> str:
+    """What a shard's outcomes hold for: the device library, the test file and the runner, by content,
+    and which shard of how many."""
     digest = hashlib.sha256()
     for part in (device.library, path, PLUGIN):
         if part is not None and Path(part).is_file():
             digest.update(hashlib.sha256(Path(part).read_bytes()).digest())
-    digest.update(f"{device.python}\0{device.name}\0{PYTEST_INI}".encode())
+    digest.update(f"{device.python}\0{device.name}\0{PYTEST_INI}\0{shard[0]}/{shard[1]}".encode())
     return digest.hexdigest()
 
 
