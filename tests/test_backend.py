@@ -134,6 +134,13 @@ def test_cpu_view_takes_the_device_branch_where_the_host_branch_only_asserts() -
     assert cpu_bytes(both) == both  # a host branch that computes stays the host's
     nested = HOST_ASSERTS.replace(b"#else\n", b"#elif defined(FOO)\n  return 0;\n#else\n")
     assert cpu_bytes(nested) == nested
+    kernel_assert = HOST_ASSERTS.replace(b"TORCH_INTERNAL_ASSERT(\n      false, \"should not run on the CPU\");",
+                                         b"CUDA_KERNEL_ASSERT(false);\n  return 0.f;")
+    assert cpu_bytes(kernel_assert).splitlines()[1].startswith(b"#if 1 // musaport cpu view")  # assert, then return
+    computes = kernel_assert.replace(b"return 0.f;", b"return x;")
+    assert cpu_bytes(computes).splitlines()[1].startswith(b"#if 1")  # a placeholder return of any value
+    after = kernel_assert.replace(b"return 0.f;", b"return 0.f;\n  x = 1;")
+    assert cpu_bytes(after) == after  # code after the return: not a placeholder
 
 
 def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
@@ -142,6 +149,16 @@ def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
     seen = cpu_bytes(data).decode()
     assert seen.count("#if 1 // musaport cpu view, device branch:") == 2  # float and double copysign
     assert data.decode().count("#if defined(__MUSA_ARCH__) || defined(__HIPCC__)") == 2
+
+
+def test_cpu_view_of_the_real_radix_select_header(ported_260: Path) -> None:
+    """PyTorch 2.6.0's SortingRadixSelect.cuh: float16's radix conversion has a host branch that asserts and
+    returns 0, so on the CPU kthvalue, median and topk of float16 hit a device assert without the view."""
+    data = (ported_260 / "generated_cuda_compatible/aten/src/ATen/native/musa/SortingRadixSelect.muh").read_bytes()
+    seen = cpu_bytes(data).decode()
+    half = seen[seen.index("struct TopKTypeConfig<at::Half>"):seen.index("struct TopKTypeConfig<at::BFloat16>")]
+    assert half.count("#if 1 // musaport cpu view, device branch: #if defined(__MUSA_ARCH__) || defined(USE_ROCM)") == 2
+    assert seen.count("#if 1 // musaport cpu view") == 2  # no other branch of the file
 
 
 def test_depfile_prerequisites() -> None:

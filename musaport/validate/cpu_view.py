@@ -40,12 +40,14 @@ class ViewProblem:
 
 _DEVICE_IF = re.compile(rb"[ \t]*#[ \t]*if[ \t]+defined\(__MUSA_ARCH__\)(?:[ \t]*\|\|[ \t]*defined\(\w+\))*[ \t]*")
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
-_FAILING_ASSERT = re.compile(rb"(?:TORCH_INTERNAL_ASSERT|assert)\(\s*false\b[^;]*\);")
+# A failing assertion (TORCH_INTERNAL_ASSERT, CUDA_KERNEL_ASSERT, assert ... of false or 0), perhaps followed
+# by the placeholder return that keeps the compiler quiet (SortingRadixSelect.muh's float16 convert).
+_FAILING_ASSERT = re.compile(rb"(?:\w*_ASSERT|assert)\(\s*(?:false|0)\b[^;]*\);(?:\s*return\b[^;]*;)?")
 
 
 def device_branches(data: bytes) -> bytes:
-    """``data`` with each ``#if defined(__MUSA_ARCH__)`` whose ``#else`` branch only asserts that it never
-    runs (comments aside) made ``#if 1``, the original condition kept as a comment and every line in place."""
+    """``data`` with each ``#if defined(__MUSA_ARCH__)`` (or'ed with other ``defined`` tests) whose ``#else``
+    branch only asserts that it never runs (comments and a placeholder return aside) made ``#if 1``, the original condition kept as a comment and every line in place."""
     if b"__MUSA_ARCH__" not in data:
         return data
     lines = data.split(b"\n")
