@@ -1,7 +1,7 @@
 """``validate --opinfo --pytorch-tests``: PyTorch's own device-generic test files on the ported device.
 
 Each file of the tree's ``test/`` folder runs through pytest in the torch
-environment, one file at a time, under ``nice``, with
+environment, under ``nice``, with
 ``PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1``: the device-generic tests are
 instantiated for ``PrivateUse1TestBase`` only. The device is registered by
 a plugin of ours (``opinfo_pytest_plugin.py``) that pytest imports with
