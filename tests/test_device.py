@@ -124,6 +124,13 @@ def test_a_new_generator_of_the_device_is_the_ported_one(device_m1) -> None:
                     "assert h.initial_seed() == 7 and torch.equal(h.get_state(), state)")
 
 
+def test_libtorch_asking_for_the_device_allocator_gets_the_ported_one(device_m1) -> None:
+    """torch.UntypedStorage and quantized tensors (new_qtensor) take c10::GetAllocator(PrivateUse1); unset,
+    a release libtorch returns null and crashes on it (test_flip's quantized tensors)."""
+    _passes_on_musa(device_m1, "s = torch.UntypedStorage(64, device='musa'); "
+                    "assert s.device.type == 'musa' and s.nbytes() == 64 and s.data_ptr() != 0, s")
+
+
 def _passes_on_musa(build, statements: str) -> None:
     """Python statements, run in the torch environment once the device is loaded, finish without error."""
     code = ("import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
