@@ -112,6 +112,50 @@ def test_a_device_that_does_not_load_stops_the_run_with_its_reason(python: Path,
         run_jobs(Device(python, "cpu", loader), [Job("abs", "float32")], tmp_path / "w", workers=1)
 
 
+REFERENCE_LOADER = LOADER.split("def load(")[0] + '''
+import numpy as np
+
+
+def _numpy(fn, x, shift=0.0):
+    return torch.from_numpy(np.asarray(fn(x.numpy()))).to(x.dtype) + shift
+
+
+def load(library_path):
+    lib = torch.library.Library("aten", "IMPL")
+    turns = {"acos": 0, "asin": 0}
+
+    def kernel(name, fn, wrong):
+        def run(x):
+            if not _in_job() or not x.dtype.is_complex:
+                return _numpy(fn, x)
+            turns[name] += 1
+            finite = torch.isfinite(x)
+            if turns[name] % 2 == 1:  # the device's turn: NumPy's answers (C99's special values), or wrong ones
+                return torch.where(finite, _numpy(fn, x), _numpy(fn, x, 1.0 if wrong else 0.0))
+            nan = torch.full_like(x, complex(math.nan, math.nan))
+            return torch.where(finite, _numpy(fn, x), nan)  # the CPU's turn: nan+nanj at every non-finite input
+        return run
+
+    lib.impl("acos", kernel("acos", np.arccos, wrong=False), "CPU")
+    lib.impl("asin", kernel("asin", np.arcsin, wrong=True), "CPU")
+    _libs.append(lib)
+'''
+
+
+def test_where_the_cpu_strays_from_c99_the_entrys_numpy_reference_judges(python: Path, tmp_path: Path) -> None:
+    """The CPU answers nan+nanj for acos(inf+infj); NumPy (the entry's ref) and a GPU's thrust give C99's
+    0.785-infj. A device result that differs from the CPU passes when it equals the reference, not otherwise."""
+    loader = tmp_path / "loader.py"
+    loader.write_text(REFERENCE_LOADER, encoding="utf-8")
+    device = Device(python, "cpu", loader, None)
+    jobs = [Job("acos", "complex128"), Job("asin", "complex128")]
+    results = run_jobs(device, jobs, tmp_path / "w", workers=1, timeout=120)
+    acos, asin = (results[j] for j in jobs)
+    assert acos.status == "pass" and acos.reference > 0, acos
+    assert acos.reason.endswith("differ from the CPU's result but match the entry's reference (NumPy)"), acos.reason
+    assert asin.status == "fail" and asin.reference == 0 and asin.failed > 0, asin
+
+
 KILLERS = '''
 import ctypes, os, time
 

@@ -250,6 +250,27 @@ def _matches_other_path(checker, op, other, dev_out) -> bool:
         return False
 
 
+def _matches_reference(checker, op, numpy_sample, dev_out) -> bool:
+    """The device's result equals the entry's own reference (``op.ref``, NumPy's function), which PyTorch's
+    tests judge the CPU by too: where the CPU deviates from C99's special values (``acos(inf+infj)`` is
+    nan+nanj on the CPU, -infj... as NumPy and a GPU's thrust give it), the CPU is not the judge."""
+    try:
+        expected = op.ref(numpy_sample.input, *numpy_sample.args, **numpy_sample.kwargs)
+        checker.assertEqual(dev_out, expected, atol=ATOL, rtol=RTOL, exact_dtype=False)
+        return True
+    except Exception:  # noqa: BLE001 - no reference, or one that cannot take this sample: the difference stands
+        return False
+
+
+def as_numpy(sample):
+    """The sample with its tensors as NumPy arrays, as PyTorch's reference tests pass them to ``op.ref``
+    (None when a tensor has no NumPy dtype, such as bfloat16)."""
+    try:
+        return sample.numpy()
+    except Exception:  # noqa: BLE001
+        return None
+
+
 class _Checker:
     _case = None
 
@@ -286,6 +307,8 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
     errors, fails = [], []
     rounding = 0  # samples that differ from the CPU but match its result in float64, rounded to the dtype
     paths = 0  # samples that differ from the CPU but match its result on strided copies of the inputs
+    reference = 0  # samples that differ from the CPU but match the entry's NumPy reference
+    has_ref = getattr(op, "ref", None) is not None
     seen: list[str] = []
     failing_op = ""
     count = 0
@@ -297,6 +320,7 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
             cpu = sample  # the CPU runs the sample as made, after the device ran its copy
             wide = sample.transform(widen) if dtype_name_ in NARROW else None  # before anything mutates it
             other = sample.transform(strided) if dtype_name_ in NARROW else None
+            numpy_sample = as_numpy(sample) if has_ref else None  # before anything mutates it
             mode = Recorder()
             try:
                 with mode:
@@ -320,6 +344,8 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
                     rounding += 1
                 elif other is not None and _matches_other_path(checker, op, other, dev_out):
                     paths += 1
+                elif numpy_sample is not None and _matches_reference(checker, op, numpy_sample, dev_out):
+                    reference += 1
                 else:
                     fails.append(f"sample {count}: {_mismatch(exc)}")
     except Exception as exc:  # noqa: BLE001 - making the samples failed on the CPU: nothing to compare
@@ -336,8 +362,13 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
         reason = "; ".join(r for r in (reason, (
             f"{paths} sample{'s' * (paths != 1)} differ from the CPU's vectorized result but match its result "
             f"on strided copies of the inputs (its element path)")) if r)
+    if reference and status == "pass":
+        reason = "; ".join(r for r in (reason, (
+            f"{reference} sample{'s' * (reference != 1)} differ from the CPU's result but match the entry's "
+            f"reference (NumPy)")) if r)
     result["rounding"] = rounding
     result["paths"] = paths
+    result["reference"] = reference
     if verdict == "xfail":
         if status in ("fail", "error"):
             status, reason = "skip", f"{why}; it does here too ({reason})"

@@ -106,6 +106,7 @@ def report_doc(torch_version: str, device: str, results: list[OpResult], causes_
             "dtypes": {d.dtype: {"status": d.status, "samples": d.samples, "failed": d.failed,
                                  **({"rounding": d.rounding} if d.rounding else {}),
                                  **({"paths": d.paths} if d.paths else {}),
+                                 **({"reference": d.reference} if d.reference else {}),
                                  **({"reason": d.reason} if d.reason else {})} for d in r.dtypes},
             "files": list(r.files),
             "operators": list(r.operators),

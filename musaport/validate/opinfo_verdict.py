@@ -32,6 +32,7 @@ class DtypeResult:
     seconds: float = 0.0
     rounding: int = 0  # samples that differ from the CPU but match its double-precision result
     paths: int = 0  # samples that differ from the CPU's vectorized result but match its element path
+    reference: int = 0  # samples that differ from the CPU but match the entry's NumPy reference
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -86,7 +87,7 @@ def from_child(answer: dict) -> DtypeResult:
     return DtypeResult(str(answer.get("dtype", "")), status, int(answer.get("samples", 0)),
                        int(answer.get("failed", 0)), reason, tuple(answer.get("ops", ())),
                        str(answer.get("failing_op", "")), float(answer.get("seconds", 0.0)),
-                       int(answer.get("rounding", 0)), int(answer.get("paths", 0)))
+                       int(answer.get("rounding", 0)), int(answer.get("paths", 0)), int(answer.get("reference", 0)))
 
 
 def exit_code(results: list[OpResult], test_files: dict[str, dict] | None = None) -> int:
