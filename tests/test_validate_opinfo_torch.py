@@ -156,6 +156,17 @@ def test_where_the_cpu_strays_from_c99_the_entrys_numpy_reference_judges(python:
     assert asin.status == "fail" and asin.reference == 0 and asin.failed > 0, asin
 
 
+def test_an_entry_upstream_runs_only_on_the_cpu_is_skipped_with_that_reason(python: Path, tmp_path: Path) -> None:
+    """nonzero_static is decorated onlyCPU (its CUDA kernel divides by zero on an empty input): PyTorch never
+    runs its tests on CUDA, so neither does the differential, and the reason says so."""
+    jobs = [Job("nonzero_static", "float32"), Job("nonzero", "float32")]
+    results = run_jobs(Device(python, "cpu"), jobs, tmp_path / "w", workers=1, timeout=120)
+    static, plain = (results[j] for j in jobs)
+    assert static.status == "skip" and static.samples == 0, static
+    assert static.reason == "upstream does not run this entry's tests on CUDA (onlyCPU: Only runs on cpu)", static.reason
+    assert plain.status == "pass" and plain.samples > 0, plain
+
+
 KILLERS = '''
 import ctypes, os, time
 

@@ -71,8 +71,14 @@ def common_dtypes(op) -> list[str]:
 
 
 def verdict_of_decorators(op, dtype) -> tuple[str, str]:
-    """("skip"|"xfail"|"", why) from the entry's DecorateInfos active for test_compare_cpu on CUDA."""
+    """("skip"|"xfail"|"", why) from the entry's DecorateInfos active for test_compare_cpu on CUDA, and
+    from its plain decorators, which apply to every test of the entry (``onlyCPU``: never run on CUDA)."""
     for info in getattr(op, "decorators", ()) or ():
+        if not hasattr(info, "is_active"):
+            why = _device_restriction(info)
+            if why:
+                return "skip", f"upstream does not run this entry's tests on CUDA ({why})"
+            continue
         try:
             active = info.is_active(TEST_CLASS, TEST_NAME, DECORATOR_DEVICE, dtype, {})
         except Exception:  # noqa: BLE001 - a malformed entry decorates nothing here
@@ -91,6 +97,33 @@ def verdict_of_decorators(op, dtype) -> tuple[str, str]:
             if getattr(marked, "__unittest_expecting_failure__", False):
                 return "xfail", "upstream expects test_compare_cpu to fail"
     return "", ""
+
+
+def _device_restriction(decorator) -> str:
+    """Why a plain test decorator skips a test on CUDA ('' when it does not): only the device-type
+    restrictions of ``common_device_type`` (``onlyCPU``, ``onlyOn(...)``) count, not those that depend on
+    the machine (slow tests, MAGMA), and they check the test's device when called, so the decorated
+    probe is called as a CUDA test would be."""
+    import unittest
+
+    name = getattr(decorator, "__name__", None) or type(decorator).__name__
+    module = getattr(decorator, "__module__", None) or type(decorator).__module__
+    if not (str(module).endswith("common_device_type") and name.startswith("only")):
+        return ""
+
+    class CudaTest:
+        device_type = DECORATOR_DEVICE
+
+    def probe(*args, **kwargs):
+        return None
+
+    try:
+        decorator(probe)(CudaTest(), DECORATOR_DEVICE)
+    except unittest.SkipTest as skip:
+        return f"{name}: {skip}"
+    except Exception:  # noqa: BLE001 - a decorator that needs a real test: it restricts nothing we can see
+        return ""
+    return ""
 
 
 class Recorder:
