@@ -183,10 +183,8 @@ def test_h_cpu_int64(): pass
 '''
 
 
-def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
-    """PyTorch's test files on a new device meet kernels that abort, segfault or never return: each such test
-    is one failure, and pytest starts again after it (as PyTorch's own CI resumes a file after a crash).
-    The dead test's siblings (the same test in other dtypes) then run forked, so they die alone."""
+def _run_killers(python: Path, tmp_path: Path, jobs: int):
+    """KILLERS as a tree's test file, run with a 5 s test timeout: its result, work folder and progress ticks."""
     from musaport.validate.opinfo_tests import run_test_files
 
     tree = tmp_path / "tree"
@@ -195,7 +193,16 @@ def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(p
     work = tmp_path / "work"
     ticks: list[tuple[str, int, int]] = []
     [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_killers.py",), timeout=300,
-                              log=lambda m: None, test_timeout=5, tests_progress=lambda *t: ticks.append(t))
+                              log=lambda m: None, jobs=jobs, test_timeout=5,
+                              tests_progress=lambda *t: ticks.append(t))
+    return result, work, ticks
+
+
+def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
+    """PyTorch's test files on a new device meet kernels that abort, segfault or never return: each such test
+    is one failure, and pytest starts again after it (as PyTorch's own CI resumes a file after a crash).
+    The dead test's siblings (the same test in other dtypes) then run forked, so they die alone."""
+    result, work, ticks = _run_killers(python, tmp_path, jobs=1)
     assert (result.passed, result.failed, result.skipped, result.errors) == (4, 6, 0, 0), result
     assert ticks[-1] == ("test_killers.py", 10, 10)  # progress in tests, across the restarts
     assert all(total == 10 for _, _, total in ticks if total), ticks
@@ -216,15 +223,7 @@ def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(p
 def test_with_two_jobs_a_file_runs_as_two_shards_that_share_its_tests(python: Path, tmp_path: Path) -> None:
     """test_ops.py alone takes hours: with -j 2 its tests are split between two pytest processes, each
     test run once, by one of them, and the file's counts are theirs summed, deaths and resumes included."""
-    from musaport.validate.opinfo_tests import run_test_files
-
-    tree = tmp_path / "tree"
-    (tree / "test").mkdir(parents=True)
-    (tree / "test" / "test_killers.py").write_text(KILLERS, encoding="utf-8")
-    work = tmp_path / "work"
-    ticks: list[tuple[str, int, int]] = []
-    [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_killers.py",), timeout=300,
-                              log=lambda m: None, jobs=2, test_timeout=5, tests_progress=lambda *t: ticks.append(t))
+    result, work, ticks = _run_killers(python, tmp_path, jobs=2)
     assert (result.passed, result.failed, result.skipped, result.errors) == (4, 6, 0, 0), result
     assert result.died == 5 and result.shards == 2 and result.as_json()["shards"] == 2
     assert ticks[-1] == ("test_killers.py", 10, 10)
