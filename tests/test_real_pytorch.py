@@ -157,3 +157,16 @@ def test_ptx_lane_registers_become_cpp_that_runs(ported_260: Path, tmp_path: Pat
         lane = t % 32
         lt, le = (1 << lane) - 1, (2 << lane) - 1 & 0xFFFFFFFF
         assert got[5 * t:5 * t + 5] == [lane, lt, le, ~le & 0xFFFFFFFF, ~lt & 0xFFFFFFFF], t
+
+
+def test_the_svd_kernel_writes_v_where_libtorch_laid_out_vh_for_this_device(ported_260: Path) -> None:
+    """libtorch's _linalg_svd lays Vh out for cuSOLVER only for CUDA inputs (svd_uses_cusolver asks is_cuda());
+    the ported kernel must not write a column-major V into the row-major Vh.mT() it gets on musa."""
+    ported = ported_260 / "generated_cuda_compatible/aten/src/ATen/native/musa/linalg/BatchLinearAlgebra.cpp"
+    text = ported.read_text(encoding="utf-8")
+    assert "compute_uv ? Vh.mT() : Vh, info);" not in text
+    assert text.count("cloneBatchedColumnMajor(Vh.mT()); svd_musolver(A, full_matrices, compute_uv, driver, U, S, V_, "
+                      "info); if (!direct) Vh.mT().copy_(V_); }") == 1
+    # the header that decides the layout is libtorch's, unchanged
+    utils = (ported_260 / "generated_cuda_compatible/aten/src/ATen/native/LinearAlgebraUtils.h").read_text()
+    assert "return A.is_cuda()" in utils
