@@ -331,13 +331,21 @@ inline musolverStatus_t gesvd(musolverDnHandle_t h, signed char jobu, signed cha
   return MUSOLVER_STATUS_SUCCESS;
 }
 
+// The leading dimensions cuSOLVER's gesvdj and gesvdjBatched require (lda, ldu >= max(1, m); ldv >= max(1, n)),
+// refused as it refuses them: a caller passing the stride of a row-major V (1) gets an error, not a scrambled V.
+inline bool svd_leading_dims_ok(musolverEigMode_t jobz, int m, int n, int lda, int ldu, int ldv) {
+  const int rows = m > 1 ? m : 1, cols = n > 1 ? n : 1;
+  return lda >= rows && (jobz != MUSOLVER_EIG_MODE_VECTOR || (ldu >= rows && ldv >= cols));
+}
+
 // gesvdj: A = U S V^H; V (not V^H) is returned, economic (min(m, n) columns)
 // when econ != 0.  A is destroyed.
 template <class T>
 inline musolverStatus_t gesvdj(musolverDnHandle_t h, musolverEigMode_t jobz, int econ, int m, int n, T* a, int lda,
                                typename lapack::Real<T>::type* s, T* u, int ldu, T* v, int ldv, int* info) {
   if (h == nullptr) return MUSOLVER_STATUS_NOT_INITIALIZED;
-  if (m < 0 || n < 0 || info == nullptr) return MUSOLVER_STATUS_INVALID_VALUE;
+  if (m < 0 || n < 0 || info == nullptr || !svd_leading_dims_ok(jobz, m, n, lda, ldu, ldv))
+    return MUSOLVER_STATUS_INVALID_VALUE;
   T dummy[1];
   if (jobz != MUSOLVER_EIG_MODE_VECTOR) {
     lapack::gesdd('N', m, n, a, lda, s, dummy, 1, dummy, 1, info);
@@ -360,7 +368,7 @@ inline musolverStatus_t gesvdj_batched(musolverDnHandle_t h, musolverEigMode_t j
                                        typename lapack::Real<T>::type* s, T* u, int ldu, T* v, int ldv, int* info,
                                        int batch) {
   if (h == nullptr) return MUSOLVER_STATUS_NOT_INITIALIZED;
-  if (batch < 0 || info == nullptr) return MUSOLVER_STATUS_INVALID_VALUE;
+  if (batch < 0 || info == nullptr || !svd_leading_dims_ok(jobz, m, n, lda, ldu, ldv)) return MUSOLVER_STATUS_INVALID_VALUE;
   const int k = m < n ? m : n;
   for (int i = 0; i < batch; ++i) {
     const musolverStatus_t st =

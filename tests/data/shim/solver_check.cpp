@@ -246,6 +246,14 @@ template <class T> void check_type() {
       for (int j = 0; j < k; ++j)
         for (int i = 0; i < k; ++i) v[i + j * k] = std::conj(vt[j + i * k]);
     }
+    if constexpr (std::is_same<T, float>::value) {
+      // The stride of a row-major V (1) as ldv: refused, as cuSOLVER refuses it, and nothing written.
+      std::vector<T> again = a, u2(m * k), v2(k * k, T(7));
+      const musolverStatus_t bad = musolverDnSgesvdjBatched(h, MUSOLVER_EIG_MODE_VECTOR, m, k, again.data(), m,
+                                                            s.data(), u2.data(), m, v2.data(), 1, nullptr, 0, &info,
+                                                            params, 1);
+      expect(bad == MUSOLVER_STATUS_INVALID_VALUE && v2[1] == T(7), "gesvdjBatched ldv < n", tn, 0.0);
+    }
     musolverDnDestroyGesvdjInfo(params);
     std::vector<T> us = u, vh(k * k);
     for (int j = 0; j < k; ++j)
