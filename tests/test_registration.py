@@ -76,6 +76,20 @@ def test_registration_file_registers_for_privateuse1(ported_260: Path) -> None:
     assert "return at::native::abs_out(self, out);" in text
 
 
+def test_unstructured_wrappers_check_their_tensors_share_a_device(ported_260: Path) -> None:
+    """As torchgen's wrappers do: test_ops.py's test_out passes a CPU out= to bucketize on the device and
+    expects an error, not a kernel writing through a host pointer. TensorIterator operators (device_check:
+    NoCheck in the yaml) check themselves, and their wrappers do not."""
+    text = (ported_260 / TREE / REGISTER).read_text()
+    bucketize = text[text.index("wrapper_MUSA_bucketize__Tensor_out("):]
+    bucketize = bucketize[:bucketize.index("\n}\n")]
+    assert [line.strip() for line in bucketize.splitlines() if "check_and_update_common_device" in line] == [
+        f'c10::impl::check_and_update_common_device(common_device, {arg}, "wrapper_MUSA_bucketize__Tensor_out", '
+        f'"{arg}");' for arg in ("out", "self", "boundaries")]
+    abs_out = text[text.index("wrapper_MUSA_abs__out("):]
+    assert "check_and_update_common_device" not in abs_out[:abs_out.index("\n}\n")]
+
+
 def test_registration_calls_kernels_by_their_ported_names(ported_260: Path) -> None:
     """TensorFactories.mu defines empty_musa (the port renames empty_cuda): the wrapper must call that,
     or the backend does not link (found by linking the registration against the port)."""
@@ -154,8 +168,8 @@ def include_flags(pytorch_260: Path, ported_260: Path) -> list[str]:
 def test_abs_and_tril_stubs_pass_a_syntax_check(pytorch_260: Path, ported_260: Path, include_flags: list[str],
                                                 tmp_path: Path, clang) -> None:
     model = operator_model(pytorch_260, OutDir(ported_260))
-    names = [op.name for query in ("abs", "tril") for op in model.resolve(query)]
-    assert names == ["abs.out", "tril", "tril.out", "tril_"]
+    names = [op.name for query in ("abs", "tril", "bucketize") for op in model.resolve(query)]
+    assert names[:4] == ["abs.out", "tril", "tril.out", "tril_"] and "bucketize.Tensor_out" in names  # device checks
     source = tmp_path / "RegisterMUSA_abs_tril.cpp"
     source.write_text(registration_source(model, names))
     cmd = [*clang.argv, *clang.flags, "-x", "cuda", "-nocudainc", "-nocudalib", "--cuda-host-only", "-Wno-unknown-cuda-version",

@@ -58,10 +58,12 @@ class Wrapper:
     impl: str = ""
     precomputed: bool = False
     inherits: bool = False
+    device_check: tuple[str, ...] = ()  # unstructured: tensors that must share a device, checked before the guard
 
     @classmethod
     def from_json(cls, data: dict) -> "Wrapper":
         return cls(**{**data, "args": tuple(data["args"]), "out_names": tuple(data.get("out_names", ())),
+                      "device_check": tuple(data.get("device_check", ())),
                       "guard": Guard(**data["guard"])})
 
 

@@ -134,6 +134,17 @@ def _guard(f) -> dict:
     return {"kind": "none", "arg": ""}
 
 
+def _device_check(f) -> list:
+    """The tensor arguments whose devices must agree (out= first, then the positional ones), as torchgen
+    checks them in a backend's unstructured wrappers; none where the yaml says ``device_check: NoCheck``
+    (TensorIterator operators, which check themselves) or the operator takes no device guard."""
+    from torchgen.model import DeviceCheckType
+
+    if not f.device_guard or f.device_check == DeviceCheckType.NoCheck:
+        return []
+    return [a.name for a in [*f.func.arguments.out, *f.func.arguments.flat_positional] if a.type.is_tensor_like()]
+
+
 def _unstructured(f, cuda) -> dict:
     """The call of the native kernel, with dispatcher arguments translated to its types."""
     from torchgen.api.translate import translate
@@ -142,7 +153,7 @@ def _unstructured(f, cuda) -> dict:
     sig = DispatcherSignature.from_schema(f.func)
     meta = cuda.get_kernel(f)
     exprs = translate(sig.arguments(), kernel_signature(f, cuda).arguments(), method=False)
-    return {**_signature(f), "guard": _guard(f), "structured": False,
+    return {**_signature(f), "guard": _guard(f), "structured": False, "device_check": _device_check(f),
             "call": f"{meta.cpp_namespace}::{meta.kernel}({', '.join(e.expr for e in exprs)})"}
 
 
