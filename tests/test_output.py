@@ -157,7 +157,7 @@ def test_validate_samples_are_not_run_ops() -> None:
     assert "--samples" in help_text and "--opinfo: the OpInfo entries" in help_text
     old = _musaport("validate", "--backend", "--ops", "abs", "--out", "nowhere")
     assert old.returncode == 2
-    assert ("musaport: error: --ops, --pytorch-tests and --test-timeout go with --opinfo "
+    assert ("musaport: error: --ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo "
             "(--backend picks its samples with --samples)") in old.stderr
 
 
