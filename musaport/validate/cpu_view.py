@@ -47,7 +47,8 @@ _FAILING_ASSERT = re.compile(rb"(?:\w*_ASSERT|assert)\(\s*(?:false|0)\b[^;]*\);(
 
 def device_branches(data: bytes) -> bytes:
     """``data`` with each ``#if defined(__MUSA_ARCH__)`` (or'ed with other ``defined`` tests) whose ``#else``
-    branch only asserts that it never runs (comments and a placeholder return aside) made ``#if 1``, the original condition kept as a comment and every line in place."""
+    branch only asserts that it never runs (comments and a placeholder return aside) made ``#if 1``, the
+    original condition kept as a comment and every line in place."""
     if b"__MUSA_ARCH__" not in data:
         return data
     lines = data.split(b"\n")

@@ -87,7 +87,8 @@ def from_child(answer: dict) -> DtypeResult:
     return DtypeResult(str(answer.get("dtype", "")), status, int(answer.get("samples", 0)),
                        int(answer.get("failed", 0)), reason, tuple(answer.get("ops", ())),
                        str(answer.get("failing_op", "")), float(answer.get("seconds", 0.0)),
-                       int(answer.get("rounding", 0)), int(answer.get("paths", 0)), int(answer.get("reference", 0)))
+                       int(answer.get("rounding", 0)), int(answer.get("paths", 0)),
+                       int(answer.get("reference", 0)))
 
 
 def exit_code(results: list[OpResult], test_files: dict[str, dict] | None = None) -> int:

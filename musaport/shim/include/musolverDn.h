@@ -368,7 +368,8 @@ inline musolverStatus_t gesvdj_batched(musolverDnHandle_t h, musolverEigMode_t j
                                        typename lapack::Real<T>::type* s, T* u, int ldu, T* v, int ldv, int* info,
                                        int batch) {
   if (h == nullptr) return MUSOLVER_STATUS_NOT_INITIALIZED;
-  if (batch < 0 || info == nullptr || !svd_leading_dims_ok(jobz, m, n, lda, ldu, ldv)) return MUSOLVER_STATUS_INVALID_VALUE;
+  if (batch < 0 || info == nullptr || !svd_leading_dims_ok(jobz, m, n, lda, ldu, ldv))
+    return MUSOLVER_STATUS_INVALID_VALUE;
   const int k = m < n ? m : n;
   for (int i = 0; i < batch; ++i) {
     const musolverStatus_t st =
