@@ -167,6 +167,17 @@ def test_an_entry_upstream_runs_only_on_the_cpu_is_skipped_with_that_reason(pyth
     assert plain.status == "pass" and plain.samples > 0, plain
 
 
+def test_a_tensor_the_sample_makes_on_the_cpu_stays_there_as_upstream_has_it(python: Path, tmp_path: Path) -> None:
+    """tensor_split's samples pass their indices as ``torch.tensor([1, 2, 3])``, a CPU tensor whatever the
+    device, and the operator refuses them anywhere else. Samples made on the CPU and copied whole would put
+    them on the device; the meta device (not the CPU) shows it, as ``musa`` does."""
+    jobs = [Job("tensor_split", "float32"), Job("abs", "float32")]
+    results = run_jobs(Device(python, "meta"), jobs, tmp_path / "w", workers=1, timeout=120)
+    split, abs_ = (results[j] for j in jobs)
+    assert (split.status, split.samples, split.failed) == ("pass", 10, 0), split  # 4 of its 10 have tensor indices
+    assert abs_.status == "pass", abs_
+
+
 KILLERS = '''
 import ctypes, os, time
 

@@ -213,6 +213,62 @@ def to_device(device: str):
     return move
 
 
+def cpu_bound(op, dtype, index: int) -> list[bool] | None:
+    """Which tensors of the entry's sample ``index`` its sample function makes on the CPU whatever device it is
+    asked for (``tensor_split``'s indices: ``torch.tensor([1, 2, 3])``), in the order ``transform`` visits them.
+
+    Upstream makes samples on the device, so such a tensor stays on the CPU there; ours are made on the CPU
+    and every tensor looks alike. The sample function, asked again for the meta device, tells them apart.
+    The random-number states are put back afterwards, so the CPU's samples are unchanged. None when the meta
+    device cannot make the sample (a sample function that computes with real values)."""
+    import random
+
+    import torch
+
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - the torch environment has NumPy
+        numpy = None
+    states = (torch.random.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None)
+    flags: list[bool] = []
+    try:
+        for i, sample in enumerate(op.reference_inputs("meta", dtype)):
+            if i == index:
+                sample.transform(lambda t: flags.append(t.device.type != "meta") if isinstance(t, torch.Tensor)
+                                 else None)
+                return flags
+        return None
+    except Exception:  # noqa: BLE001 - best effort: without the answer every tensor goes to the device
+        return None
+    finally:
+        torch.random.set_rng_state(states[0])
+        random.setstate(states[1])
+        if numpy is not None:
+            numpy.random.set_state(states[2])
+
+
+def to_device_keeping(device: str, keep: list[bool]):
+    """``to_device``, but the tensors ``keep`` flags (in ``transform``'s order) stay on the CPU."""
+    import torch
+
+    move, order = to_device(device), iter(keep)
+
+    def place(t):
+        if not isinstance(t, torch.Tensor):
+            return t
+        return t if next(order, False) else move(t)
+
+    return place
+
+
+def tensor_count(sample) -> int:
+    import torch
+
+    seen: list[None] = []
+    sample.transform(lambda t: seen.append(None) if isinstance(t, torch.Tensor) else None)
+    return len(seen)
+
+
 NARROW = ("float32", "float16", "bfloat16", "complex64", "complex32")
 
 
@@ -354,17 +410,17 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
             wide = sample.transform(widen) if dtype_name_ in NARROW else None  # before anything mutates it
             other = sample.transform(strided) if dtype_name_ in NARROW else None
             numpy_sample = as_numpy(sample) if has_ref else None  # before anything mutates it
-            mode = Recorder()
-            try:
-                with mode:
-                    dev_out = op(dev.input, *dev.args, **dev.kwargs)
-                dev_out = dev.output_process_fn_grad(dev_out)
-            except Exception as exc:  # noqa: BLE001 - the sample errors on the device
+            dev_out, exc, mode = on_device(op, dev)
+            _merge(seen, mode.ops)
+            if exc is not None:  # as upstream's device-made sample has it: its CPU-made tensors stay there
+                keep = cpu_bound(op, dtype, count - 1)
+                if keep and any(keep) and len(keep) == tensor_count(sample):
+                    dev_out, exc, mode = on_device(op, sample.transform(to_device_keeping(device, keep)))
+                    _merge(seen, mode.ops)
+            if exc is not None:  # the sample errors on the device
                 errors.append(f"sample {count}: {first_line(exc)}")
                 failing_op = failing_op or mode.raised
-                _merge(seen, mode.ops)
                 continue
-            _merge(seen, mode.ops)
             try:
                 cpu_out = cpu.output_process_fn_grad(op(cpu.input, *cpu.args, **cpu.kwargs))
             except Exception as exc:  # noqa: BLE001
@@ -410,6 +466,18 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
     result.update(status=status, reason=reason, samples=count, failed=len(errors) + len(fails), ops=seen,
                   failing_op=failing_op, seconds=round(time.monotonic() - started, 3))
     return result
+
+
+def on_device(op, dev):
+    """Run the entry on the device's copy of a sample: (its output, None, the recorder) or (None, the
+    exception, the recorder), the recorder holding the operators it dispatched and the one that raised."""
+    mode = Recorder()
+    try:
+        with mode:
+            out = op(dev.input, *dev.args, **dev.kwargs)
+        return dev.output_process_fn_grad(out), None, mode
+    except Exception as exc:  # noqa: BLE001 - the sample errors on the device: the caller records it
+        return None, exc, mode
 
 
 def _merge(seen: list[str], names: list[str]) -> None:
