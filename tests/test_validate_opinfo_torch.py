@@ -281,6 +281,47 @@ def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build
     assert unbounded.passed == 9 and not unbounded.timeout, unbounded
 
 
+
+KILLED_RUN = """
+import sys
+from pathlib import Path
+from musaport.validate.opinfo import Device
+from musaport.validate.opinfo_tests import run_test_files
+run_test_files(Device(Path(sys.argv[1]), "cpu"), Path(sys.argv[2]), Path(sys.argv[3]), ("test_slow.py",),
+               log=lambda m: None)
+"""
+
+
+def test_a_run_killed_on_the_way_is_carried_over_by_the_next(python: Path, tmp_path: Path) -> None:
+    """Ctrl-C or a lost machine an hour into test_ops.py: the next run of the same build goes on after the
+    tests the killed one finished, as after a timeout."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from musaport.validate.opinfo_tests import run_test_files
+
+    tree, work = tmp_path / "tree", tmp_path / "work"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_slow.py").write_text(SLOW, encoding="utf-8")
+    outcomes = work / "test_slow.outcomes.jsonl"
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(python), str(tree), str(work)],
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if outcomes.is_file() and outcomes.read_text(encoding="utf-8").count('"outcome"') >= 2:
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = outcomes.read_text(encoding="utf-8").count('"outcome"')
+    assert 2 <= done < 8, done
+    [result] = run_test_files(Device(python, "cpu"), tree, work, ("test_slow.py",), log=lambda m: None)
+    assert (result.passed, result.failed) == (8, 0), result
+    assert result.note.startswith(f"went on after the {done} tests that earlier runs of this build did"), result.note
+
+
 CHAINED = '''
 def test_sample():
     try:

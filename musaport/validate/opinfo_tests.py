@@ -221,6 +221,9 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     carried = _carried_over(state, key, outcomes)
     for p in (xml, done_file, died_file, state) + (() if carried else (outcomes,)):
         p.unlink(missing_ok=True)
+    # Unfinished until it ends: a run killed or interrupted on the way (Ctrl-C, a lost machine) is carried
+    # over by the next run of the same build, as one stopped at its timeout is.
+    write_atomic(state, json.dumps({"key": key, "finished": False}).encode())
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTORCH_TESTING", "PYTEST_"))}
     env.update(PYTORCH_TESTING_DEVICE_ONLY_FOR=device_filter(device), PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=str(plugin_dir), MUSAPORT_TEST_OUTCOMES=str(outcomes), OMP_NUM_THREADS="1")
@@ -370,8 +373,8 @@ def _resume_key(device: Device, path: Path, shard: tuple[int, int] = (0, 1)) -> 
 
 
 def _carried_over(state: Path, key: str, outcomes: Path) -> int:
-    """The tests an earlier run finished when it stopped at its timeout with this same build (0: start
-    afresh), so running the command again takes a long file further instead of from its start."""
+    """The tests an earlier run finished when it stopped (at its timeout, or killed) with this same build
+    (0: start afresh), so running the command again takes a long file further instead of from its start."""
     try:
         earlier = json.loads(state.read_text(encoding="utf-8"))
     except (OSError, ValueError):
