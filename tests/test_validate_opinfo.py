@@ -11,7 +11,8 @@ from musaport.errors import LoadError
 from musaport.outdir import OutDir
 from musaport.validate.opinfo import Entry, PortedOp, operators_of, packet, registered_ops, select
 from musaport.validate.opinfo_report import causes, render_markdown, report_doc
-from musaport.validate.opinfo_tests import device_filter, junit_counts, outcome_counts
+from musaport.validate.opinfo_tests import (FileResult, device_filter, failure_causes, junit_counts, merge_shards,
+                                            outcome_counts)
 from musaport.validate.opinfo import Device
 from musaport.validate.opinfo_verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
 
@@ -195,6 +196,27 @@ def test_junit_and_outcome_lines_give_the_same_counts(tmp_path: Path) -> None:
     counts, first = outcome_counts(lines)
     assert counts == {"passed": 2, "failed": 1, "skipped": 1, "errors": 1}
     assert first == ["b: boom", "d: boom"]
+
+
+def test_a_test_files_failures_are_grouped_by_their_first_line_without_its_numbers() -> None:
+    """893 failures of test_ops.py are read by cause, not one by one: the same error line (its sizes and
+    indices aside) is one group, the group of most tests first, and a file's shards' groups add up."""
+    std = "RuntimeError: std and var supports tensors on a CPU, CUDA, or XPU device only, but got: musa"
+    lu = "RuntimeError: torch.linalg.lu_factor: U[{0},{0}] is zero"
+    one = [{"test": "t1", "outcome": "failed", "first": std}, {"test": "t2", "outcome": "passed"},
+           {"test": "t3", "outcome": "failed", "first": lu.format(3)}, {"test": "t4", "outcome": "errors", "first": ""}]
+    two = [{"test": "t5", "outcome": "failed", "first": lu.format(1)}, {"test": "t6", "outcome": "failed", "first": std},
+           {"test": "t7", "outcome": "failed", "first": lu.format(2)}, {"test": "t8", "outcome": "skipped"}]
+    shape = "RuntimeError: torch.linalg.lu_factor: U[N,N] is zero"
+    assert failure_causes(one) == ((std, 1, "t1"), (shape, 1, "t3"), ("no error line", 1, "t4"))
+    merged = merge_shards([FileResult("test_ops.py", failed=2, errors=1, shard=0, causes=failure_causes(one)),
+                           FileResult("test_ops.py", failed=3, shard=1, causes=failure_causes(two))])
+    assert merged.causes == ((shape, 3, "t3"), (std, 2, "t1"), ("no error line", 1, "t4"))
+    doc = report_doc("2.6.0", "musa", [], [], {"test_ops.py": merged.as_json()}, {})
+    assert doc["test_files"]["test_ops.py"]["causes"][0] == {"error": shape, "tests": 3, "example": "t3"}
+    md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
+    assert "### test_ops.py: failures by their first error line" in md
+    assert f"| 3 | {shape} | t3 |" in md
 
 
 def test_a_privateuse1_device_is_selected_as_privateuse1() -> None:

@@ -246,6 +246,7 @@ def test_with_two_jobs_a_file_runs_as_two_shards_that_share_its_tests(python: Pa
     everything = ran[1] + ran[2]
     assert len(everything) == len(set(everything)) == 10  # each test once, in one shard
     assert result.note.startswith("shard 1 of 2: ") and "; shard 2 of 2: " in result.note, result.note
+    assert sum(n for _, n, _ in result.causes) == result.failed  # every failure in one group, shards merged
 
 
 SLOW = "import time\n" + "".join(f"def test_{i}(): time.sleep(1)\n" for i in range(8))

@@ -179,12 +179,31 @@ def render_markdown(doc: dict, command: str) -> str:
             lines.append(f"| {name} | {f.get('passed', 0)} | {f.get('failed', 0)} | {f.get('skipped', 0)} | "
                          f"{f.get('errors', 0)} | {f.get('seconds', '')} | {_cell(f.get('note', ''))} |")
         lines.append("")
+        for name, f in doc["test_files"].items():
+            lines += _file_causes(name, f.get("causes") or [])
     lines += ["## Every entry", "", "| entry | status | dtypes passed / ran | reason |", "| --- | --- | --- | --- |"]
     for key, op in doc["ops"].items():
         ran = [d for d in op["dtypes"].values() if d["status"] in RUN]
         passed = sum(d["status"] == "pass" for d in ran)
         lines.append(f"| {_cell(key)} | {op['status']} | {passed} / {len(ran)} | {_cell(op['reason'][:200])} |")
     return "\n".join(lines) + "\n"
+
+
+FILE_CAUSES_SHOWN = 15
+
+
+def _file_causes(name: str, groups: list[dict]) -> list[str]:
+    """A test file's failures by their first error line, the line that fails most tests first."""
+    if not groups:
+        return []
+    lines = [f"### {name}: failures by their first error line", "", "| tests | first error line | first test |",
+             "| ---: | --- | --- |"]
+    for g in groups[:FILE_CAUSES_SHOWN]:
+        lines.append(f"| {g['tests']} | {_cell(g['error'])} | {_cell(g['example'])} |")
+    rest = groups[FILE_CAUSES_SHOWN:]
+    if rest:
+        lines.append(f"| {sum(g['tests'] for g in rest)} | {len(rest)} other lines (in the JSON report) | |")
+    return lines + [""]
 
 
 _CITED = re.compile(r"((?:[\w.+-]+/)*[\w.+-]+\.(?:mu|muh|cpp|cc|h|hpp)):(\d+)")

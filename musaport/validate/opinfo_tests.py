@@ -52,6 +52,7 @@ from typing import Callable
 from musaport import children
 from musaport.outdir import write_atomic
 from musaport.validate.opinfo import Device
+from musaport.validate.opinfo_verdict import without_numbers
 
 PLUGIN = Path(__file__).with_name("opinfo_pytest_plugin.py")
 PLUGIN_MODULE = "musaport_device_plugin"
@@ -87,6 +88,7 @@ class FileResult:
     died: int = 0  # tests whose process died (counted in failed): a crash, an abort, their own timeout
     shard: int = 0  # which shard of the file this is (a shard's result, before merge_shards)
     shards: int = 1  # the pytest processes the file's tests were spread over
+    causes: tuple[tuple[str, int, str], ...] = ()  # (first line without its numbers, tests, one of them)
 
     def as_json(self) -> dict:
         doc = {k: getattr(self, k) for k in COUNTS}
@@ -99,6 +101,8 @@ class FileResult:
             doc["note"] = self.note
         if self.first_failures:
             doc["first_failures"] = list(self.first_failures)
+        if self.causes:
+            doc["causes"] = [{"error": e, "tests": n, "example": t} for e, n, t in self.causes]
         return doc
 
 
@@ -181,6 +185,26 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
     return [merge_shards(parts[name]) for name in files]
 
 
+def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
+    """A file's failed tests grouped by their first error line without its numbers (as the OpInfo
+    causes are), the group of most tests first: (that line, tests, the first test of the group)."""
+    groups: dict[str, list] = {}
+    for row in rows:
+        if row.get("outcome") in ("failed", "errors"):
+            group = groups.setdefault(without_numbers(str(row.get("first", "")) or "no error line"),
+                                      [0, str(row.get("test", ""))])
+            group[0] += 1
+    return tuple(sorted(((e, n, t) for e, (n, t) in groups.items()), key=lambda c: (-c[1], c[0])))
+
+
+def _merge_causes(parts: list[FileResult]) -> tuple[tuple[str, int, str], ...]:
+    groups: dict[str, list] = {}
+    for part in parts:
+        for error, n, test in part.causes:
+            groups.setdefault(error, [0, test])[0] += n
+    return tuple(sorted(((e, n, t) for e, (n, t) in groups.items()), key=lambda c: (-c[1], c[0])))
+
+
 def merge_shards(parts: list[FileResult]) -> FileResult:
     """One file's result from its shards': counts summed, its time the slowest shard's (they run side
     by side), each shard's note prefixed with its number."""
@@ -195,7 +219,7 @@ def merge_shards(parts: list[FileResult]) -> FileResult:
     failures = tuple(f for p in parts for f in p.first_failures)[:5]
     return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
                       timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
-                      first_failures=failures, shards=len(parts))
+                      first_failures=failures, shards=len(parts), causes=_merge_causes(parts))
 
 
 MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
@@ -304,7 +328,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     ran = counts is not None or any(partial.values())
     return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran,
                       note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths),
-                      shard=index)
+                      shard=index, causes=failure_causes(_rows(outcomes)))
 
 
 def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float | None,

@@ -120,6 +120,11 @@ def error_kind(reason: str) -> str:
         return "timeout"
     if text.startswith("worker died"):
         return text.split(";", 1)[0]
+    return without_numbers(text)
+
+
+def without_numbers(text: str) -> str:
+    """An error line without the numbers that vary (sizes, indices, values): what groups failures."""
     return _NUMBERS.sub("N", text)[:200]
 
 
