@@ -205,7 +205,8 @@ def test_a_test_files_failures_are_grouped_by_their_first_line_without_its_numbe
     lu = "RuntimeError: torch.linalg.lu_factor: U[{0},{0}] is zero"
     one = [{"test": "t1", "outcome": "failed", "first": std}, {"test": "t2", "outcome": "passed"},
            {"test": "t3", "outcome": "failed", "first": lu.format(3)}, {"test": "t4", "outcome": "errors", "first": ""}]
-    two = [{"test": "t5", "outcome": "failed", "first": lu.format(1)}, {"test": "t6", "outcome": "failed", "first": std},
+    two = [{"test": "t5", "outcome": "failed", "first": lu.format(1)},
+           {"test": "t6", "outcome": "failed", "first": std},
            {"test": "t7", "outcome": "failed", "first": lu.format(2)}, {"test": "t8", "outcome": "skipped"}]
     shape = "RuntimeError: torch.linalg.lu_factor: U[N,N] is zero"
     assert failure_causes(one) == ((std, 1, "t1"), (shape, 1, "t3"), ("no error line", 1, "t4"))
