@@ -218,6 +218,13 @@ def test_a_test_files_failures_are_grouped_by_their_first_line_without_its_numbe
     md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
     assert "### test_ops.py: failures by their first error line" in md
     assert f"| 3 | {shape} | t3 |" in md
+    from rich.console import Console
+
+    from musaport.validate.opinfo_render import summary
+
+    console = Console(record=True, width=200, color_system=None)
+    summary(doc, console)
+    assert "3: RuntimeError: torch.linalg.lu_factor: U[N,N] is zero" in console.export_text()
 
 
 def test_a_privateuse1_device_is_selected_as_privateuse1() -> None:
