@@ -213,14 +213,15 @@ def to_device(device: str):
     return move
 
 
-def cpu_bound(op, dtype, index: int) -> list[bool] | None:
-    """Which tensors of the entry's sample ``index`` its sample function makes on the CPU whatever device it is
-    asked for (``tensor_split``'s indices: ``torch.tensor([1, 2, 3])``), in the order ``transform`` visits them.
+def cpu_bound(op, dtype) -> list[list[bool]]:
+    """Per sample of the entry, which of its tensors the sample function makes on the CPU whatever device it
+    is asked for (``tensor_split``'s indices: ``torch.tensor([1, 2, 3])``), in the order ``transform`` visits
+    them. One pass, taken once per job and only when a sample errors.
 
     Upstream makes samples on the device, so such a tensor stays on the CPU there; ours are made on the CPU
     and every tensor looks alike. The sample function, asked again for the meta device, tells them apart.
-    The random-number states are put back afterwards, so the CPU's samples are unchanged. None when the meta
-    device cannot make the sample (a sample function that computes with real values)."""
+    The random-number states are put back afterwards, so the CPU's samples are unchanged. The list stops
+    where the meta device cannot make a sample (a sample function that computes with real values)."""
     import random
 
     import torch
@@ -230,21 +231,21 @@ def cpu_bound(op, dtype, index: int) -> list[bool] | None:
     except ImportError:  # pragma: no cover - the torch environment has NumPy
         numpy = None
     states = (torch.random.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None)
-    flags: list[bool] = []
+    found: list[list[bool]] = []
     try:
-        for i, sample in enumerate(op.reference_inputs("meta", dtype)):
-            if i == index:
-                sample.transform(lambda t: flags.append(t.device.type != "meta") if isinstance(t, torch.Tensor)
-                                 else None)
-                return flags
-        return None
-    except Exception:  # noqa: BLE001 - best effort: without the answer every tensor goes to the device
-        return None
+        for sample in op.reference_inputs("meta", dtype):
+            flags: list[bool] = []
+            sample.transform(lambda t: flags.append(t.device.type != "meta") if isinstance(t, torch.Tensor)
+                             else None)
+            found.append(flags)
+    except Exception:  # noqa: BLE001 - best effort: past this point every tensor goes to the device
+        pass
     finally:
         torch.random.set_rng_state(states[0])
         random.setstate(states[1])
         if numpy is not None:
             numpy.random.set_state(states[2])
+    return found
 
 
 def to_device_keeping(device: str, keep: list[bool]):
@@ -401,6 +402,7 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
     seen: list[str] = []
     failing_op = ""
     count = 0
+    placements = None  # cpu_bound's answer, asked for at the first sample that errors on the device
     try:
         samples = op.reference_inputs("cpu", dtype)
         for sample in samples:
@@ -413,8 +415,9 @@ def run_job(ops, device: str, key: str, dtype_name_: str) -> dict:
             dev_out, exc, mode = on_device(op, dev)
             _merge(seen, mode.ops)
             if exc is not None:  # as upstream's device-made sample has it: its CPU-made tensors stay there
-                keep = cpu_bound(op, dtype, count - 1)
-                if keep and any(keep) and len(keep) == tensor_count(sample):
+                placements = cpu_bound(op, dtype) if placements is None else placements
+                keep = placements[count - 1] if count <= len(placements) else []
+                if any(keep) and len(keep) == tensor_count(sample):
                     dev_out, exc, mode = on_device(op, sample.transform(to_device_keeping(device, keep)))
                     _merge(seen, mode.ops)
             if exc is not None:  # the sample errors on the device

@@ -188,21 +188,16 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
 def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
     """A file's failed tests grouped by their first error line without its numbers (as the OpInfo
     causes are), the group of most tests first: (that line, tests, the first test of the group)."""
-    groups: dict[str, list] = {}
-    for row in rows:
-        if row.get("outcome") in ("failed", "errors"):
-            group = groups.setdefault(without_numbers(str(row.get("first", "")) or "no error line"),
-                                      [0, str(row.get("test", ""))])
-            group[0] += 1
-    return tuple(sorted(((e, n, t) for e, (n, t) in groups.items()), key=lambda c: (-c[1], c[0])))
+    return _ranked((without_numbers(str(row.get("first", "")) or "no error line"), 1, str(row.get("test", "")))
+                   for row in rows if row.get("outcome") in ("failed", "errors"))
 
 
-def _merge_causes(parts: list[FileResult]) -> tuple[tuple[str, int, str], ...]:
-    groups: dict[str, list] = {}
-    for part in parts:
-        for error, n, test in part.causes:
-            groups.setdefault(error, [0, test])[0] += n
-    return tuple(sorted(((e, n, t) for e, (n, t) in groups.items()), key=lambda c: (-c[1], c[0])))
+def _ranked(groups) -> tuple[tuple[str, int, str], ...]:
+    """(line, tests, first test) triples with their counts added up by line, the line of most tests first."""
+    merged: dict[str, list] = {}
+    for error, n, test in groups:
+        merged.setdefault(error, [0, test])[0] += n
+    return tuple(sorted(((e, n, t) for e, (n, t) in merged.items()), key=lambda c: (-c[1], c[0])))
 
 
 def merge_shards(parts: list[FileResult]) -> FileResult:
@@ -219,7 +214,7 @@ def merge_shards(parts: list[FileResult]) -> FileResult:
     failures = tuple(f for p in parts for f in p.first_failures)[:5]
     return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
                       timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
-                      first_failures=failures, shards=len(parts), causes=_merge_causes(parts))
+                      first_failures=failures, shards=len(parts), causes=_ranked(c for p in parts for c in p.causes))
 
 
 MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
