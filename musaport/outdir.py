@@ -35,7 +35,10 @@ VALIDATE_JSON = "validate_report.json"
 VALIDATE_MD = "validate_report.md"
 VALIDATE_RUN_JSON = "validate_run.json"
 VALIDATE_BACKEND_JSON = "validate_backend_report.json"
-TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON)
+VALIDATE_EXTENSION_JSON = "validate_extension_report.json"
+VALIDATE_EXTENSION_MD = "validate_extension_report.md"
+TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON,
+             VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD)
 # The state folder's files: the port's cache (an index of stats and hashes, and the outcomes in a
 # file of their own), the warm run's configuration snapshot, the operator scan's cache.
 CACHE_INDEX = "cache.json"
@@ -45,7 +48,7 @@ OPERATOR_SCAN = "operator-scan.json"
 LOCK = "lock"
 STAGING_PREFIX = "staging-"  # + the pid of the run that stages
 # Work folders in the state folder, one per validate mode (and their caches).
-WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo")
+WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo", "extension")
 VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
