@@ -134,17 +134,28 @@ class Ported:
     findings: tuple[Finding, ...]
 
 
+# Python ends a line at CR LF, LF or a lone CR (its tokenizer's universal newlines); CMake at LF.
+_PY_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 class _Edits:
-    """Edits (start, end, new, rule) and findings, applied back to front."""
+    """Edits (start, end, new, rule) and findings, applied back to front.
+
+    Lines are counted as Python counts them (``\r\n``, ``\r`` or ``\n``), so a
+    (line, column) from ``ast`` or ``tokenize`` is an offset into the text as it
+    is on disk, whatever its line endings.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.edits: list[tuple[int, int, str, str]] = []
         self.findings: list[Finding] = []
-        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.starts = [0] + [m.end() for m in _PY_NEWLINE.finditer(text)]
 
     def offset(self, line: int, col: int) -> int:
-        return self.starts[line - 1] + col
+        """The text offset of a (line, column); past the last line (tokenize's end marker of a script with no
+        final newline) is the end of the text."""
+        return self.starts[line - 1] + col if line <= len(self.starts) else len(self.text)
 
     def line(self, pos: int) -> int:
         return bisect_right(self.starts, pos)
@@ -167,15 +178,27 @@ class _Edits:
         return Ported(text, dict(sorted(fired.items())), tuple(first.values()))
 
 
+def python_lines(text: str) -> str:
+    """``text`` with every line ending as ``\n``: what Python's tokenizer sees (line and column numbers are
+    the same as in ``text``)."""
+    return _PY_NEWLINE.sub("\n", text)
+
+
 def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
-    """setup.py built with torch_musa's extension builder; raises SyntaxError when it is not Python."""
-    tree = ast.parse(text)
+    """setup.py built with torch_musa's extension builder; raises SyntaxError when it is not Python.
+
+    ``text`` is the decoded script (``read_python``); the result is checked with ``ast.parse``, so an edit that
+    would make invalid Python raises SyntaxError instead of being written.
+    """
+    lines = python_lines(text)
+    tree = ast.parse(lines)
     edits = _Edits(text)
     covered = [_import_edit(node, edits) for node in ast.walk(tree)
                if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER]
     path_args = _path_arguments(tree)
-    tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
+              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                             tokenize.ENDMARKER)]
     for i, tok in enumerate(tokens):
         start, end = edits.offset(*tok.start), edits.offset(*tok.end)
         if any(s <= start < e for s, e in covered if s >= 0):
@@ -188,7 +211,12 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
                 edits.flag(TORCH_CUDA, start, _line_text(text, start))
         elif tok.type == tokenize.STRING:
             _setup_string(tok.string, (before, after), tok.start in path_args, start, end, folder, paths, edits)
-    return edits.result()
+    ported = edits.result()
+    try:
+        ast.parse(python_lines(ported.text))
+    except SyntaxError as exc:
+        raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
+    return ported
 
 
 def _import_edit(node: ast.ImportFrom, edits: _Edits) -> tuple[int, int]:
@@ -196,16 +224,28 @@ def _import_edit(node: ast.ImportFrom, edits: _Edits) -> tuple[int, int]:
     start = edits.offset(node.lineno, _col(edits.text, edits.offset(node.lineno, 0), node.col_offset))
     end = edits.offset(node.end_lineno or node.lineno,
                        _col(edits.text, edits.offset(node.end_lineno or node.lineno, 0), node.end_col_offset or 0))
-    moved = [a for a in node.names if a.name in MUSA_NAMES]
+    star = any(a.name == "*" for a in node.names)
+    moved = [ast.alias(name) for name in MUSA_NAMES] if star else [a for a in node.names if a.name in MUSA_NAMES]
     if not moved:
         return (-1, -1)
     kept = [a for a in node.names if a.name not in MUSA_NAMES]
-    newline = "\r\n" if "\r\n" in edits.text else "\n"
-    indent = " " * node.col_offset
     lines = [f"from {TORCH_BUILDER} import {_aliases(kept)}"] if kept else []
+    # After a star import, so that torch_musa's BuildExtension is the one the script uses.
     lines.append(f"from {MUSA_BUILDER} import {_aliases(moved, MUSA_NAMES)}")
-    edits.edit(start, end, (newline + indent).join(lines), "setup-builder-imports")
+    edits.edit(start, end, _statement_separator(edits, start).join(lines), "setup-builder-imports")
     return (start, end)
+
+
+def _statement_separator(edits: _Edits, start: int) -> str:
+    """What goes between two import statements that replace one: a new line with the same indentation
+    (tabs stay tabs) when the import begins its line, else ``; `` (``x = 1; from ... import ...``, or the
+    body of a one-line ``if``)."""
+    line_start = edits.starts[edits.line(start) - 1]
+    indent = edits.text[line_start:start]
+    if indent.strip(" \t\f"):
+        return "; "
+    ending = _PY_NEWLINE.search(edits.text)
+    return (ending.group(0) if ending else "\n") + indent
 
 
 def _aliases(names: list[ast.alias], renames: dict[str, str] | None = None) -> str:
@@ -215,7 +255,8 @@ def _aliases(names: list[ast.alias], renames: dict[str, str] | None = None) -> s
 
 def _col(text: str, line_start: int, byte_col: int) -> int:
     """ast's UTF-8 byte column as a character column."""
-    line = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
+    end = _PY_NEWLINE.search(text, line_start)
+    line = text[line_start : end.start() if end else len(text)]
     return len(line.encode("utf-8", "surrogateescape")[:byte_col].decode("utf-8", "surrogateescape"))
 
 
@@ -276,9 +317,9 @@ def _callee(func: ast.expr) -> str:
 
 
 def _line_text(text: str, pos: int) -> str:
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return text[start : end if end != -1 else len(text)].strip()
+    start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    end = _PY_NEWLINE.search(text, pos)
+    return text[start : end.start() if end else len(text)].strip()
 
 
 def port_cmake(text: str, folder: str, paths: Paths) -> Ported:
@@ -323,9 +364,10 @@ def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
 def declared_include_dirs(root: Path, rel: str) -> list[str]:
     """The project folders a build file puts on the include path (root-relative; "" is the root)."""
     try:
-        text = (root / rel).read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return []
+        data = (root / rel).read_bytes()
+        text = python_lines(read_python(data)[0]) if rel.endswith(".py") else data.decode("utf-8", "surrogateescape")
+    except (OSError, SyntaxError, UnicodeError):
+        return []  # the port of the build file says why it cannot be read
     folder = rel.rpartition("/")[0]
     values = _setup_include_dirs(text) if rel.endswith(".py") else _cmake_include_dirs(text, folder)
     found = []
@@ -341,7 +383,7 @@ def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
     them: relative to setup.py's folder (``pyeval``); what cannot be evaluated is left out."""
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return []
     env = assignments(tree)
     exprs: list[ast.expr] = []
@@ -398,19 +440,34 @@ def port_build_file(root: Path, rel: str, out: str, paths: Paths) -> FileResult:
     """
     data = (root / rel).read_bytes()
     digest = sha256(data)
-    text = data.decode("utf-8", "surrogateescape")
     folder = rel.rpartition("/")[0]
-    ported = port_setup_py(text, folder, paths) if rel.endswith(".py") else port_cmake(text, folder, paths)
+    if rel.endswith(".py"):
+        text, encoding = read_python(data)
+        ported = port_setup_py(text, folder, paths)
+    else:
+        text, encoding = data.decode("utf-8", "surrogateescape"), "utf-8"
+        ported = port_cmake(text, folder, paths)
     if ported.text == text:
         return FileResult(rel, out, FileStatus.UNCHANGED, digest, digest, {}, ported.findings, data=data)
-    new = _with_provenance(ported.text, rel, digest).encode("utf-8", "surrogateescape")
+    new = _with_provenance(ported.text, rel, digest).encode(encoding, "surrogateescape")
     return FileResult(rel, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
 
 
+def read_python(data: bytes) -> tuple[str, str]:
+    """A Python script's text and the codec that writes it back, as Python reads it (PEP 263): a coding
+    cookie on line 1 or 2 (``latin-1``), else UTF-8; ``utf-8-sig`` when it starts with a byte-order mark, so
+    the mark is dropped from the text and written again in front of the port. Raises SyntaxError for a bad
+    cookie and UnicodeDecodeError for bytes the encoding does not allow, as Python would."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding), encoding
+
+
 def _with_provenance(text: str, rel: str, digest: str) -> str:
-    """The provenance line as a ``#`` comment, after a shebang and an encoding declaration."""
-    line = "#" + provenance(rel, digest, text)[2:]
-    lines = text.splitlines(keepends=True)
+    """The provenance line as a ``#`` comment, after a shebang and an encoding declaration, ended as the
+    file's own lines end (a CR-only script stays CR-only)."""
+    ending = _PY_NEWLINE.search(text)
+    line = "#" + provenance(rel, digest, text)[2:].rstrip("\r\n") + (ending.group(0) if ending else "\n")
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
     keep = 0
     while keep < min(2, len(lines)) and re.match(r"#!|#.*coding[:=]", lines[keep]):
         keep += 1

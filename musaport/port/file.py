@@ -127,7 +127,7 @@ def port_bytes(
     digest = sha256(data)
     warnings = _encoding_warnings(data)
     text = decode(data)
-    if text.startswith(PROVENANCE):
+    if text.removeprefix(BOM).startswith(PROVENANCE):
         return FileResult(src, out, FileStatus.COPIED, digest, digest, warnings=warnings, data=data)
     parsed = parse(data, tokens)
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
@@ -138,9 +138,18 @@ def port_bytes(
     if result.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts, data,
                           observed=observed)
-    new = encode(provenance(src, digest, text) + result.text)
+    new = encode(_with_provenance(provenance(src, digest, text), result.text))
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
                       observed=observed)
+
+
+BOM = "\ufeff"
+
+
+def _with_provenance(line: str, text: str) -> str:
+    """The provenance line in front of the ported text, after a byte-order mark: a mark anywhere but at the
+    start is a stray character that clang and g++ reject."""
+    return BOM + line + text[1:] if text.startswith(BOM) else line + text
 
 
 def provenance(src: str, digest: str, text: str) -> str:

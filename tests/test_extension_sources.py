@@ -1,0 +1,89 @@
+"""`run --src` on small projects written here for one defect class each: what a real project's sources and
+build files may hold, read as their own tools read them.
+
+- setup.py is read as Python reads it (its tokenizer's line endings, PEP 263's coding cookie and byte-order
+  mark), and its port is proved to be Python (``ast.parse``), whatever the import it rewrites looks like.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import musaport
+from musaport.extension.buildfiles import Paths, port_setup_py, read_python
+
+NO_RENAMES = Paths.of({}, frozenset())
+KERNEL = "__global__ void k(float* x) { x[0] = 1; }\n"
+TREE = "generated_cuda_compatible"
+
+
+def project(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A project of the given files (text or bytes) under ``root``."""
+    for rel, body in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.write_bytes if isinstance(body, bytes) else path.write_text)(body)  # type: ignore[operator]
+    return root
+
+
+def port(src: Path, out: Path, *extra: str):
+    return musaport("run", "--src", str(src), "--out", str(out), "-q", *extra)
+
+
+SETUP = ("from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+         "setup(ext_modules=[CUDAExtension('k', ['csrc/cuda/k.cu'])], cmdclass={'build_ext': BuildExtension})")
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("no final newline", SETUP.encode()),
+    ("CR-only line endings", SETUP.replace("\n", "\r").encode() + b"\r"),
+    ("CR LF line endings", SETUP.replace("\n", "\r\n").encode() + b"\r\n"),
+    ("Latin-1 with a coding cookie", b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + SETUP.encode() + b"\n"),
+    ("a byte-order mark", b"\xef\xbb\xbf" + SETUP.encode() + b"\n"),
+])
+def test_setup_py_read_as_python_reads_it(tmp_path: Path, name: str, data: bytes) -> None:
+    src = project(tmp_path / "p", {"setup.py": data, "csrc/cuda/k.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    new = (tmp_path / "out" / TREE / "setup.py").read_bytes()
+    text, encoding = read_python(new)
+    assert encoding == read_python(data)[1]  # written back in its own encoding, BOM and all
+    ast.parse(text)
+    assert "MUSAExtension('k', ['csrc/musa/k.mu'])" in text and "CUDA" not in text
+    if data.startswith(b"\xef\xbb\xbf"):
+        assert new.startswith(b"\xef\xbb\xbf# musaport")
+    if b"coding" in data:
+        assert new.splitlines()[0] == b"# -*- coding: latin-1 -*-" and b"caf\xe9" in new
+    if b"\r" in data and b"\r\n" not in data:
+        assert b"\n" not in new
+
+
+@pytest.mark.parametrize("text", [
+    "if True:\n\tfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n\text = CUDAExtension\n",
+    "x = 1; from torch.utils.cpp_extension import CppExtension, CUDAExtension\next = CUDAExtension\n",
+    "if x: from torch.utils.cpp_extension import CppExtension, CUDA_HOME\n",
+    "from torch.utils.cpp_extension import *\next = CUDAExtension(cmdclass={'build_ext': BuildExtension})\n",
+    "try:\n    from torch.utils.cpp_extension import (\n        CUDAExtension,\n        CppExtension)\nexcept ImportError:\n"
+    "    pass\n",
+])
+def test_import_rewrite_is_python(text: str) -> None:
+    new = port_setup_py(text, "", NO_RENAMES).text
+    tree = ast.parse(new)
+    imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                and n.module == "torch_musa.utils.musa_extension" for a in n.names}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & {"MUSAExtension", "BuildExtension", "MUSA_HOME"}
+    assert used <= imported and imported
+    assert "CUDAExtension" not in new and "CUDA_HOME" not in new
+
+
+def test_source_with_a_byte_order_mark_keeps_it_first(tmp_path: Path) -> None:
+    src = project(tmp_path / "p", {"csrc/k.cu": "\ufeff" + KERNEL + "void f() { cudaDeviceSynchronize(); }\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    new = (tmp_path / "out" / TREE / "csrc/k.mu").read_bytes()
+    assert new.startswith(b"\xef\xbb\xbf// musaport") and new.count(b"\xef\xbb\xbf") == 1
