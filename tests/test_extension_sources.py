@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,35 @@ def test_source_with_a_byte_order_mark_keeps_it_first(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     new = (tmp_path / "out" / TREE / "csrc/k.mu").read_bytes()
     assert new.startswith(b"\xef\xbb\xbf// musaport") and new.count(b"\xef\xbb\xbf") == 1
+
+
+def test_launches_device_checks_and_versions_as_the_musa_build_needs(tmp_path: Path) -> None:
+    """Class 3: formatter-spaced launches; class 4: the deprecated ``type().is_cuda()``; class 6: the
+    toolkit version an extension sees (``MUSA_VERSION``, from musa.h) and MUSAExtension's ``mcc_dlink`` key."""
+    src = project(tmp_path / "p", {
+        "csrc/k.cu": KERNEL + "#include <cuda.h>\n#include <torch/extension.h>\n"
+        "void run(at::Tensor value, float* p) {\n"
+        '  AT_ASSERTM(value.type().is_cuda(), "value must be a CUDA tensor");\n'
+        "  k << <1, 32 >> > (p);\n  k<< <dim3(1), dim3(32), 0>> >(p);\n"
+        "#if defined(CUDA_VERSION) && CUDA_VERSION >= 11000\n  k<<<1, 1>>>(p);\n#endif\n}\n",
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+        "ext = CUDAExtension('k', ['csrc/k.cu'], extra_compile_args={'cxx': [], 'nvcc': ['-O3'], "
+        "'nvcc_dlink': ['-dlink']})\n",
+    })
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    tree = tmp_path / "out" / TREE
+    kernel = (tree / "csrc/k.mu").read_text()
+    assert "k <<<1, 32 >>> (p);" in kernel and "k<<<dim3(1), dim3(32), 0>>>(p);" in kernel
+    assert "<< <" not in kernel and ">> >" not in kernel
+    assert "AT_ASSERTM(value.is_privateuseone()," in kernel and "type()" not in kernel
+    assert "#if defined(MUSA_VERSION) && MUSA_VERSION >= 11000" in kernel and "COMP_VERSION" not in kernel
+    setup = (tree / "setup.py").read_text()
+    assert "{'cxx': [], 'mcc': ['-O3'], 'mcc_dlink': ['-dlink']}" in setup
+
+
+def test_the_shim_musa_h_gives_musa_version() -> None:
+    """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
+    import musaport
+    header = (Path(musaport.__file__).parent / "shim" / "include" / "musa.h").read_text()
+    assert re.search(r"^#define MUSA_VERSION\b", header, re.M)

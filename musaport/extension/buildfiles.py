@@ -37,8 +37,9 @@ TORCH_BUILDER = "torch.utils.cpp_extension"
 MUSA_BUILDER = "torch_musa.utils.musa_extension"
 # torch's CUDA builder names → torch_musa's (its public API: MUSAExtension, BuildExtension, MUSA_HOME).
 MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtension", "CUDA_HOME": "MUSA_HOME"}
-# extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc'.
-COMPILER_KEYS = {"nvcc": "mcc"}
+# extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc', and
+# MUSAExtension its device-link flags from 'mcc_dlink' (torch's CUDAExtension: 'nvcc', 'nvcc_dlink').
+COMPILER_KEYS = {"nvcc": "mcc", "nvcc_dlink": "mcc_dlink"}
 # WITH_CUDA, USE_CUDA and a project's own <PREFIX>_WITH_CUDA, also in a -DWITH_CUDA flag.
 _GUARD = re.compile(r"(?:(?<=-D)|\b)((?:\w+_)?)(WITH|USE)_CUDA\b")
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
