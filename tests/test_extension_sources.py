@@ -120,3 +120,35 @@ def test_the_shim_musa_h_gives_musa_version() -> None:
     import musaport
     header = (Path(musaport.__file__).parent / "shim" / "include" / "musa.h").read_text()
     assert re.search(r"^#define MUSA_VERSION\b", header, re.M)
+
+
+def test_every_cuda_name_left_is_reported(tmp_path: Path) -> None:
+    """Class 5: names outside the toolkit list survive no longer unreported; what the naming facts map is
+    mapped (the typedefs, make_cuda*, the two THC shims), the rest (the legacy THC API, libcu++, NVSHMEM) is in
+    the unmapped report with its site, and "none" is said only of a port where the scan found none."""
+    src = project(tmp_path / "p", {
+        "csrc/k.cu": "#include <THC/THC.h>\n#include <THC/THCAtomics.cuh>\n#include <cuda/atomic>\n"
+        "#include <nvshmem.h>\n#include <cuda_bf16.h>\n"
+        "__global__ void k(nv_bfloat16* x, nv_half* h) {\n  THCudaCheck(cudaGetLastError());\n"
+        "  int n = THCCeilDiv(4, 2);\n  nvshmem_barrier_all();\n  cuda::atomic<int> a;\n}\n"
+        "void f() { auto e = make_cudaExtent(1, 2, 3); CUDA_KERNEL_ASSERT(true); }\n",
+        "csrc/clean.cu": KERNEL,
+    })
+    done = musaport("run", "--src", str(src), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    kernel = (tmp_path / "out" / TREE / "csrc/k.mu").read_text()
+    assert "__mt_bfloat16* x, __half* h" in kernel and "make_musaExtent(1, 2, 3)" in kernel
+    assert "#include <ATen/musa/Atomic.muh>" in kernel and "THCAtomics" not in kernel
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    unmapped = {u["name"]: u["sites"] for u in report["unmapped"]}
+    assert unmapped == {"<THC/THC.h>": ["csrc/k.cu:1"], "<cuda/atomic>": ["csrc/k.cu:3"],
+                        "<nvshmem.h>": ["csrc/k.cu:4"], "THCudaCheck": ["csrc/k.cu:7"],
+                        "THCCeilDiv": ["csrc/k.cu:8"], "nvshmem_barrier_all": ["csrc/k.cu:9"],
+                        "cuda": ["csrc/k.cu:10"]}
+    kept = {k["name"]: k["reason"] for k in report["kept_cuda_names"]}
+    assert list(kept) == ["CUDA_KERNEL_ASSERT"] and "c10/macros/Macros.h" in kept["CUDA_KERNEL_ASSERT"]
+    assert "unmapped CUDA APIs: 7 names" in " ".join(done.stdout.split())
+    (src / "csrc/k.cu").unlink()
+    clean = musaport("run", "--src", str(src), "--out", str(tmp_path / "out2"))
+    assert "unmapped CUDA APIs: none" in clean.stdout
+    assert "None: the scan of code and includes found no name" in (tmp_path / "out2" / "porting_report.md").read_text()

@@ -51,12 +51,13 @@ _CUDA_USE = re.compile(
     r"|(?:AT|C10|TORCH)_CUDA\w*|\w*CUDA(?:Stream|Guard|Event|CachingAllocator|GeneratorImpl)\w*"
     r"|DispatchKey::\w*CUDA\b|TORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*\w*CUDA\s*,"
     r"|__global__|__device__"
-    r")|<<<"
+    r"|nv_(?:bfloat16|half)\w*|make_cuda[A-Z]\w*|THC[A-Z]\w*|nvshmem\w*|NVSHMEM_\w+"
+    r")|<<<|<<\s+<"
 )
 _DRIVER_NAME = re.compile(r"(?<![\w])(?:cu|CU)[A-Za-z_]\w*")
 # Headers of the CUDA toolkit and of PyTorch's CUDA layer.
 _CUDA_HEADER = re.compile(
-    r"[<\"](?:cuda\w*\.h|cu(?:blas|sparse|solver|rand|fft|dnn|Complex)\w*\.h|nccl\.h|cub/|thrust/"
+    r"[<\"](?:cuda\w*\.h|cu(?:blas|sparse|solver|rand|fft|dnn|Complex)\w*\.h|nccl\.h|cub/|thrust/|cuda/|THC/|nvshmem"
     r"|ATen/cuda/|ATen/native/cuda/|c10/cuda/|torch/csrc/cuda/|[^>\"]*\.cuh[>\"])"
 )
 
