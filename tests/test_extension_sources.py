@@ -152,3 +152,108 @@ def test_every_cuda_name_left_is_reported(tmp_path: Path) -> None:
     clean = musaport("run", "--src", str(src), "--out", str(tmp_path / "out2"))
     assert "unmapped CUDA APIs: none" in clean.stdout
     assert "None: the scan of code and includes found no name" in (tmp_path / "out2" / "porting_report.md").read_text()
+
+
+# A setup.py that builds its source paths every way Python allows (class 2 of the extension issue; D8).
+PATHS_SETUP = '''import os.path as osp
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+ROOT = osp.dirname(osp.abspath(__file__))
+d = osp.join(ROOT, 'csrc')
+sources = [osp.join(d, 'ops.cpp')]
+for name in ['box', 'nms']:
+    path = osp.join(d, 'cuda', f'{name}_cuda.cu')
+    if osp.exists(path):
+        sources.append(path)
+sources.append(osp.join(d, 'cuda', '{}_cuda.cu'.format('extra')))
+sources.append(d + '/cuda/' + 'tri' + '_cuda.cu')
+sources.append(osp.join(d, """cuda/cat_cuda.cu"""))
+sources.append(osp.join(d, 'cuda/' 'dog_cuda.cu'))
+setup(ext_modules=[CUDAExtension('k', sources)], cmdclass={'build_ext': BuildExtension})
+'''
+KERNELS = {f"csrc/cuda/{n}_cuda.cu": KERNEL for n in ("box", "nms", "extra", "tri", "cat", "dog")}
+# Stand-ins for the builder, so the ported setup.py runs and says which sources it would build.
+STUBS = {
+    "setuptools/__init__.py": "def setup(**kw):\n    pass\n",
+    "torch/__init__.py": "", "torch/utils/__init__.py": "",
+    "torch/utils/cpp_extension.py": "def CppExtension(name, sources, **kw):\n    return sources\n",
+    "torch_musa/__init__.py": "", "torch_musa/utils/__init__.py": "",
+    "torch_musa/utils/musa_extension.py": "import json, os\nMUSA_HOME = '/musa'\nclass BuildExtension: pass\n"
+    "def MUSAExtension(name, sources, **kw):\n    json.dump(sources, open(os.environ['SOURCES_OUT'], 'w'))\n",
+}
+
+
+def overlay(src: Path, out: Path, dest: Path) -> Path:
+    """The project with its port laid over it, as the README says to build it."""
+    import shutil
+    shutil.copytree(src, dest)
+    for rel in json.loads((out / "porting_report.json").read_text())["files"]:
+        (dest / rel).unlink()
+    shutil.copytree(out / TREE, dest, dirs_exist_ok=True)
+    return dest
+
+
+def built_sources(tree: Path, tmp_path: Path) -> list[str]:
+    """The sources the ported setup.py hands to MUSAExtension when it runs (under stand-in builders)."""
+    import os
+    import subprocess
+    import sys
+    project(tmp_path / "stubs", STUBS)  # type: ignore[arg-type]
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "stubs"), SOURCES_OUT=str(tmp_path / "sources.json"))
+    done = subprocess.run([sys.executable, "setup.py"], cwd=tree, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads((tmp_path / "sources.json").read_text())
+
+
+def test_every_source_a_ported_setup_py_names_exists(tmp_path: Path) -> None:
+    src = project(tmp_path / "p", {"setup.py": PATHS_SETUP, "csrc/ops.cpp": "int ops();\n", **KERNELS,
+                                   "CMakeLists.txt": 'set(SRCS "csrc/cuda/box_cuda.cu;csrc/ops.cpp")\n'
+                                   "add_library(k ${SRCS} csrc/cuda/nms_cuda.cu)\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    tree = overlay(src, tmp_path / "out", tmp_path / "built")
+    sources = built_sources(tree, tmp_path)
+    assert [Path(s).relative_to(tree).as_posix() for s in sources] == [
+        "csrc/ops.cpp", "csrc/musa/box_musa.mu", "csrc/musa/nms_musa.mu", "csrc/musa/extra_musa.mu",
+        "csrc/musa/tri_musa.mu", "csrc/musa/cat_musa.mu", "csrc/musa/dog_musa.mu"]
+    assert all(Path(s).is_file() for s in sources)
+    cmake = (tree / "CMakeLists.txt").read_text()
+    assert 'set(SRCS "csrc/musa/box_musa.mu;csrc/ops.cpp")' in cmake and "csrc/musa/nms_musa.mu)" in cmake
+    findings = json.loads((tmp_path / "out" / "porting_report.json").read_text())["findings"]
+    assert not [f for f in findings if f["rule"].startswith("build-source")]
+
+
+def test_a_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> None:
+    """The port renames cudaops.cpp (a CUDA file) to musaops.cpp, but in 'cudaops' + '.cpp' no piece is a CUDA
+    folder or file name to rename: the check finds the ported build file naming a file that is no longer there,
+    and says which source it cannot evaluate at all."""
+    setup = PATHS_SETUP.replace("sources.append(osp.join(d, 'cuda/' 'dog_cuda.cu'))",
+                                "sources.append(osp.join(d, 'cudaops' + '.cpp'))\nunknown = [x for x in y]\n"
+                                "e = CUDAExtension('e', [os.environ['SRC']])")
+    src = project(tmp_path / "p", {"setup.py": setup, "csrc/ops.cpp": "int ops();\n", **KERNELS,
+                                   "csrc/cudaops.cpp": "void f() { cudaDeviceSynchronize(); }\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    found = {(f["rule"], f["site"]): f["text"] for f in report["findings"] if f["rule"].startswith("build-source")}
+    assert list(found) == [("build-source-lost", "setup.py:14"), ("build-source-unchecked", "setup.py:16")]
+    assert "csrc/musaops.cpp" in found["build-source-lost", "setup.py:14"]
+    assert found["build-source-unchecked", "setup.py:16"] == "os.environ['SRC']"
+
+
+def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:
+    """D18: thousands of unclosed ``#[[`` (each a line comment) read in one pass; a bracket comment hides
+    what it holds; a quoted list's elements are paths each; a build file over the size bound is not read."""
+    from musaport.extension.buildfiles import MAX_BUILD_FILE_BYTES, port_cmake
+    paths = Paths.of({"csrc/cuda/k.cu": "csrc/musa/k.mu"}, frozenset({"csrc/cuda/k.cu", "csrc/a.cpp"}))
+    text = "#[[ csrc/cuda/k.cu\n" * 20000 + "#[==[ csrc/cuda/k.cu\n]==] add_library(k csrc/cuda/k.cu)\n" \
+        'set(S "csrc/cuda/k.cu;csrc/a.cpp")\n'
+    new = port_cmake(text, "", paths).text
+    assert new.endswith('add_library(k csrc/musa/k.mu)\nset(S "csrc/musa/k.mu;csrc/a.cpp")\n')
+    assert new.count("csrc/cuda/k.cu") == 20001
+    src = project(tmp_path / "p", {"csrc/cuda/k.cu": KERNEL,
+                                   "CMakeLists.txt": "#" * (MAX_BUILD_FILE_BYTES + 1) + "\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "CMakeLists.txt: not ported: 1,048,578 bytes, more than the 1,048,576 a build file may have" in \
+        " ".join((done.stdout + done.stderr).split())

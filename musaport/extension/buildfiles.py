@@ -23,9 +23,10 @@ import io
 import re
 import tokenize
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from musaport.extension import sources
 from musaport.extension.includes import follow_path, join
 from musaport.extension.pyeval import assignments, evaluate
 from musaport.port.file import FileResult, FileStatus, provenance, sha256
@@ -45,7 +46,9 @@ _GUARD = re.compile(r"(?:(?<=-D)|\b)((?:\w+_)?)(WITH|USE)_CUDA\b")
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
 _CMAKE_PREFIX = re.compile(
     r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
-_CMAKE_COMMENT = re.compile(r"\"(?:\\.|[^\"\\])*\"|#\[(=*)\[.*?\]\1\]|#[^\n]*", re.S)
+_CMAKE_SPECIAL = re.compile(r"[\"#]|(?<![^\s(])\[=*\[")
+_CMAKE_BRACKET = re.compile(r"\[(=*)\[")
+_LIST_SEP = re.compile(r"(?<!\\);")
 _CMAKE_ARG = re.compile(r"\"(?:\\.|[^\"\\])*\"|[^\s()\"#;]+")
 _CMAKE_INCLUDES = re.compile(r"\b(target_)?include_directories\s*\(([^)]*)\)", re.I)
 _CMAKE_KEYWORDS = {"SYSTEM", "BEFORE", "AFTER", "PUBLIC", "PRIVATE", "INTERFACE"}
@@ -126,6 +129,69 @@ def _loose(value: str) -> str:
     return "/".join(parts)
 
 
+# A piece of a path a script builds (``name + '_cuda.cu'``, ``'{}_cuda.cu'.format(n)``, ``f'{d}/cuda/{n}.cu'``):
+# it names a CUDA source by its suffix, so its CUDA parts are renamed as the port renames files and folders,
+# and any expression that named a project file before names its port after.
+_CUDA_PIECE = re.compile(r"\.cuh?$|\.cuh?\*?$|\*\.cuh?\b")
+
+
+def fragment(value: str) -> str:
+    """A path piece whose file the port renames, renamed alike (``_cuda.cu`` → ``_musa.mu``,
+    ``/cuda/`` → ``/musa/``); a piece that names no CUDA source stays."""
+    if not _CUDA_PIECE.search(value):
+        return value
+    folder, sep, name = value.rpartition("/")
+    renamed = "/".join("musa" if p == "cuda" else p for p in folder.split("/")) + sep if sep else ""
+    return renamed + rename_path(name)
+
+
+def _source_piece(value: str) -> str:
+    """A string piece of an expression that builds a source path: its ``cuda`` folder names (a component
+    between slashes, or the whole piece) and its CUDA file name renamed as the port renames them."""
+    parts = value.split("/")
+    if len(parts) > 1 or value == "cuda":
+        last = len(parts) - 1
+        parts = ["musa" if p == "cuda" and (i < last or len(parts) == 1 or value.endswith("/cuda")) else p
+                 for i, p in enumerate(parts)]
+    return fragment("/".join(parts))
+
+
+_FSTRING_PIECE = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
+
+
+def fstring_pieces(body: str) -> list[tuple[str, bool]] | None:
+    """An f-string's body as (text, is_literal) pieces; None when its braces are nested (left alone)."""
+    pieces, pos = [], 0
+    for m in _FSTRING_PIECE.finditer(body):
+        if m.start() > pos:
+            pieces.append((body[pos : m.start()], True))
+        pieces.append((m.group(0), m.group(0) in ("{{", "}}")))
+        pos = m.end()
+    if pos < len(body):
+        pieces.append((body[pos:], True))
+    if any(lit and ("{" in t or "}" in t) and t not in ("{{", "}}") for t, lit in pieces):
+        return None
+    return pieces
+
+
+def port_fstring(body: str, in_path_call: bool) -> str:
+    """An f-string that builds a source path: the CUDA parts of its literal pieces renamed (the pieces of a
+    path that ends in a CUDA source: ``f'{d}/cuda/{name}_cuda.cu'``); other f-strings stay."""
+    pieces = fstring_pieces(body)
+    literal = "".join(t for t, lit in pieces or () if lit)
+    if pieces is None or not (_CUDA_PIECE.search(pieces[-1][0]) and pieces[-1][1]) and not in_path_call:
+        return body
+    out = []
+    for text, lit in pieces:
+        if lit and text not in ("{{", "}}"):
+            parts = text.split("/")
+            text = "/".join("musa" if p == "cuda" and (i < len(parts) - 1 or in_path_call) else p
+                            for i, p in enumerate(parts))
+            text = fragment(text) if _CUDA_PIECE.search(text) else text
+        out.append(text)
+    return "".join(out) if literal else body
+
+
 @dataclass(frozen=True)
 class Ported:
     """A build file's new text, the rules that changed it, and what a person must review."""
@@ -197,6 +263,7 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
     covered = [_import_edit(node, edits) for node in ast.walk(tree)
                if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER]
     path_args = _path_arguments(tree)
+    pieces = sources.source_pieces(tree)
     tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
               if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                              tokenize.ENDMARKER)]
@@ -211,7 +278,8 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
             if tok.string == "torch" and after == "." and i + 2 < len(tokens) and tokens[i + 2].string == "cuda":
                 edits.flag(TORCH_CUDA, start, _line_text(text, start))
         elif tok.type == tokenize.STRING:
-            _setup_string(tok.string, (before, after), tok.start in path_args, start, end, folder, paths, edits)
+            _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces), start, end,
+                          folder, paths, edits)
     ported = edits.result()
     try:
         ast.parse(python_lines(ported.text))
@@ -271,14 +339,24 @@ def _setup_name(name: str, before: str, after: str, start: int, end: int, edits:
         edits.edit(start, end, COMPILER_KEYS[name], "setup-compiler-key")
 
 
-def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start: int, end: int, folder: str,
+def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool], start: int, end: int, folder: str,
                   paths: Paths, edits: _Edits) -> None:
-    """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report."""
+    """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report.
+
+    ``where``: whether the string is an argument of a path call (``os.path.join``, ``glob``), and whether it
+    is a piece of an expression that builds a source path (``extension.sources.source_pieces``).
+    """
+    in_path_call, in_source = where
     prefix = re.match(r"[A-Za-z]*", token).group(0)  # type: ignore[union-attr]
     rest = token[len(prefix) :]
     quote = rest[:3] if rest.startswith(('"""', "'''")) else rest[0]
     body = token[len(prefix) + len(quote) : len(token) - len(quote)]
-    if "f" in prefix.lower() or "b" in prefix.lower() or "\\" in body:
+    if "b" in prefix.lower() or "\\" in body:
+        return
+    if "f" in prefix.lower():
+        new = port_fstring(body, in_path_call or in_source) if not re.search(r"\s", body) else body
+        if new != body:
+            edits.edit(start, end, f"{prefix}{quote}{new}{quote}", "build-source-paths")
         return
     for m in NVCC_FLAGS.pattern.finditer(body):
         edits.flag(NVCC_FLAGS, start, m.group(0))
@@ -289,8 +367,14 @@ def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start
         new, rule = COMPILER_KEYS[body], "setup-compiler-key"
     elif _GUARD.search(body):
         new, rule = _GUARD.sub(r"\1\2_MUSA", body), "build-with-musa"
-    elif len(quote) == 1 and not re.search(r"\s", body) and (in_path_call or "/" in body or _SOURCE.search(body)):
+    elif body and not re.search(r"\s", body) and (in_path_call or "/" in body or _SOURCE.search(body)):
         new, rule = paths.rename(body, folder, loose=in_path_call), "build-source-paths"
+        if new == body:
+            new = fragment(body)
+    elif in_source and body and not re.search(r"\s", body):
+        new, rule = _source_piece(body), "build-source-paths"
+    if new == body and in_source and body and not re.search(r"\s", body) and rule != "setup-compiler-key":
+        new, rule = _source_piece(body), "build-source-paths"
     if new != body:
         edits.edit(start, end, f"{prefix}{quote}{new}{quote}", rule)
 
@@ -333,16 +417,75 @@ def port_cmake(text: str, folder: str, paths: Paths) -> Ported:
     for m in _CMAKE_ARG.finditer(code):
         quoted = m.group(0).startswith('"')
         value = m.group(0)[1:-1] if quoted else m.group(0)
-        new, rule = _cmake_value(value, folder, paths)
+        # A quoted argument may hold a list ("a.cu;b.cpp"): each element is a value of its own, split at the
+        # semicolons CMake splits at (not an escaped \\;).
+        done = [_cmake_value(v, folder, paths) for v in _LIST_SEP.split(value)]
+        new = ";".join(v for v, _ in done)
         if new != value:
-            edits.edit(m.start(), m.end(), f'"{new}"' if quoted else new, rule)
+            edits.edit(m.start(), m.end(), f'"{new}"' if quoted else new, next(r for _, r in done if r))
     return edits.result()
 
 
 def _cmake_code(text: str) -> str:
-    """CMake text with comments blanked (quoted arguments kept), newlines kept."""
-    return _CMAKE_COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else re.sub(r"[^\n]", " ", m.group(0)),
-                              text)
+    """CMake text with comments blanked (quoted and bracket arguments kept), newlines kept.
+
+    Read as CMake's lexer reads it, in one pass: a quoted argument runs to its closing quote (``\\`` escapes),
+    ``#[==[`` opens a bracket comment and ``[==[`` a bracket argument that run to the bracket of the same
+    level, any other ``#`` a line comment. A bracket that never closes is a line comment (and a bracket
+    argument its ``[``): once a closing bracket of a level is missing, it is missing for every later opener
+    too, so many unclosed ``#[[`` cost one search, not one each.
+    """
+    out: list[str] = []
+    missing: set[str] = set()  # bracket levels ("", "=", ...) with no closing bracket further on
+    pos = 0
+    for m in _CMAKE_SPECIAL.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos : m.start()])
+        start = m.start()
+        if m.group(0) == '"':
+            end = _quoted_end(text, start)
+            out.append(text[start:end])
+        else:
+            comment = m.group(0) == "#"
+            bracket = _CMAKE_BRACKET.match(text, start + 1 if comment else start)
+            end = _bracket_end(text, bracket, missing) if bracket else -1
+            if end < 0 and comment:  # a line comment
+                line_end = text.find("\n", start)
+                end = len(text) if line_end < 0 else line_end
+            elif end < 0:  # a lone '[': part of an unquoted argument
+                end = start + 1
+            piece = text[start:end]
+            out.append(re.sub(r"[^\n]", " ", piece) if comment else piece)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _quoted_end(text: str, start: int) -> int:
+    """The end of the quoted argument at ``start`` (the end of the text when it never closes)."""
+    i = start + 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        else:
+            i += 1
+    return len(text)
+
+
+def _bracket_end(text: str, bracket: re.Match[str], missing: set[str]) -> int:
+    """The end of a bracket comment or argument, or -1 when its closing bracket is nowhere further on."""
+    level = bracket.group(1)
+    if level in missing:
+        return -1
+    close = text.find(f"]{level}]", bracket.end())
+    if close < 0:
+        missing.add(level)
+        return -1
+    return close + len(level) + 2
 
 
 def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
@@ -365,6 +508,8 @@ def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
 def declared_include_dirs(root: Path, rel: str) -> list[str]:
     """The project folders a build file puts on the include path (root-relative; "" is the root)."""
     try:
+        if (root / rel).stat().st_size > MAX_BUILD_FILE_BYTES:
+            return []  # not read: the port of the build file says why
         data = (root / rel).read_bytes()
         text = python_lines(read_python(data)[0]) if rel.endswith(".py") else data.decode("utf-8", "surrogateescape")
     except (OSError, SyntaxError, UnicodeError):
@@ -434,11 +579,22 @@ def _cmake_include_dirs(text: str, folder: str) -> list[tuple[str | None, str]]:
     return found
 
 
+# A build file is a few kilobytes; one far larger is no build file a person wrote, and is not read whole.
+MAX_BUILD_FILE_BYTES = 1 << 20
+
+
+class NotPorted(Exception):
+    """A build file the port does not read (its message says why)."""
+
+
 def port_build_file(root: Path, rel: str, out: str, paths: Paths) -> FileResult:
     """One build file as a FileResult like every ported file (provenance line, findings with lines).
 
-    Raises SyntaxError (setup.py that is not Python) and OSError (unreadable).
+    Raises SyntaxError (setup.py that is not Python), OSError (unreadable) and NotPorted (too large).
     """
+    size = (root / rel).stat().st_size
+    if size > MAX_BUILD_FILE_BYTES:
+        raise NotPorted(f"{size:,} bytes, more than the {MAX_BUILD_FILE_BYTES:,} a build file may have")
     data = (root / rel).read_bytes()
     digest = sha256(data)
     folder = rel.rpartition("/")[0]
@@ -448,10 +604,25 @@ def port_build_file(root: Path, rel: str, out: str, paths: Paths) -> FileResult:
     else:
         text, encoding = data.decode("utf-8", "surrogateescape"), "utf-8"
         ported = port_cmake(text, folder, paths)
+    ported = replace(ported, findings=ported.findings + source_findings(rel, text, ported.text, paths))
     if ported.text == text:
         return FileResult(rel, out, FileStatus.UNCHANGED, digest, digest, {}, ported.findings, data=data)
     new = _with_provenance(ported.text, rel, digest).encode(encoding, "surrogateescape")
     return FileResult(rel, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
+
+
+def source_findings(rel: str, before: str, after: str, paths: Paths) -> tuple[Finding, ...]:
+    """What ``extension.sources`` finds: each source path of the build file that named project files and names
+    others after the port, and each extension source it cannot evaluate."""
+    folder = rel.rpartition("/")[0]
+    if rel.endswith(".py"):
+        old, unevaluable = sources.setup_sites(python_lines(before), folder)
+        new, _ = sources.setup_sites(python_lines(after), folder)
+    else:
+        old = sources.cmake_sites(_cmake_code(before), before, folder, _CMAKE_ARG, _LIST_SEP)
+        new = sources.cmake_sites(_cmake_code(after), after, folder, _CMAKE_ARG, _LIST_SEP)
+        unevaluable = []
+    return tuple(sources.compare(old, new, paths.known, paths.files) + sources.unchecked(unevaluable))
 
 
 def read_python(data: bytes) -> tuple[str, str]:

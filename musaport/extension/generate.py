@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from musaport.extension.buildfiles import Paths, port_build_file
+from musaport.extension.buildfiles import NotPorted, Paths, port_build_file
 from musaport.extension.discover import Discovery, discover
 from musaport.extension.includes import follow_rules, include_tables
 from musaport.extension.rules import guard_existing_musa, project_rules
@@ -66,6 +66,8 @@ class ExtensionFiles:
                 problems.append(f"{rel}:{exc.lineno or 0}: not ported: cannot be read as Python ({exc.msg})")
             except (OSError, UnicodeError) as exc:
                 problems.append(f"{rel}: not ported: cannot be read ({exc})")
+            except NotPorted as exc:
+                problems.append(f"{rel}: not ported: {exc}")
         files = {r.out: r.data or b"" for r in ported}
         outs = [r.out for r in results if r.status != FileStatus.FAILED]
         roots = tuple(rename_dirs(f"{r}/x").rpartition("/")[0] if r else "" for r in d.roots)
