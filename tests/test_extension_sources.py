@@ -257,3 +257,35 @@ def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "CMakeLists.txt: not ported: 1,048,578 bytes, more than the 1,048,576 a build file may have" in \
         " ".join((done.stdout + done.stderr).split())
+
+
+@pytest.mark.parametrize("odd", ["new\nline", "esc\x1bape", "bidi\u202eover", 'quote"', "dollar$", "semi;colon"])
+def test_files_whose_names_the_port_cannot_carry_are_skipped(tmp_path: Path, odd: str) -> None:
+    """D16: a name with a newline, ESC, a bidi override or one of "$; is skipped with a warning, as the README
+    says (it would break the provenance comment or musaport_sources.cmake), never ported."""
+    src = project(tmp_path / "p", {"csrc/k.cu": KERNEL, f"csrc/{odd}.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert list(report["files"]) == ["csrc/k.cu"]
+    assert [w for w in report["warnings"] if "(not ported)" in w and "file name has" in w]
+    written = [p.name for p in (tmp_path / "out" / TREE).rglob("*")]
+    assert not [n for n in written if not n.isprintable() or set(n) & set('"$;')]
+
+
+def test_a_tree_with_nothing_to_port_or_no_build_says_so(tmp_path: Path) -> None:
+    """D22: an empty --src is a wrong path (exit 2, one line); a build declared only in pyproject.toml is not
+    ported, which the run says and exits 1 for; no build file at all is a warning."""
+    empty = port(project(tmp_path / "empty", {"README.md": "x\n"}), tmp_path / "o1")
+    assert empty.returncode == 2 and "--src holds no CUDA source to port" in empty.stderr
+    assert len(empty.stderr.strip().splitlines()) == 1
+    toml = project(tmp_path / "toml", {"csrc/k.cu": KERNEL, "pyproject.toml":
+                                       '[tool.setuptools]\next-modules = [{name = "k", sources = ["csrc/k.cu"]}]\n'})
+    done = port(toml, tmp_path / "o2")
+    assert done.returncode == 1
+    assert "pyproject.toml: not ported: the build names the CUDA sources here" in done.stderr
+    (toml / "pyproject.toml").unlink()
+    bare = port(toml, tmp_path / "o3")
+    assert bare.returncode == 0
+    warnings = json.loads((tmp_path / "o3" / "porting_report.json").read_text())["warnings"]
+    assert any("no build file" in w for w in warnings)
