@@ -57,7 +57,7 @@ def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path,
     assert module["name"] == "vecops._C" and module["loaded"]
     assert sorted(module["sources"]) == ["csrc/musa/scale_musa.mu", "csrc/musa/shift_musa.mu", "csrc/vecops.cpp"]
     tests = report["tests"]
-    assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (6, 0, 1, 0)
+    assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (7, 0, 1, 0)
     assert "PASS import vecops._C" in done.stdout
     assert (ext / "validate_extension_report.md").read_text().count("vecops._C") >= 1
     assert tree_digest(pt_out) == before  # the PyTorch port is only read

@@ -141,7 +141,7 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     cache = (jsoncache.load(state / VALIDATE_RESULTS, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress) if pch and todo else {}
+        pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress, state) if pch and todo else {}
         with progress.steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
             futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
             for future in as_completed(futures):
@@ -271,11 +271,12 @@ def prelude_text(headers: tuple[str, ...]) -> str:
 
 
 def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includes: list[str],
-                 passes: tuple[str, ...], env: str, progress: Progress | None = None) -> dict[str, Path]:
-    """Pass → precompiled prelude, built once per environment; a pass whose prelude does not build
-    (a broken ported header) falls back to the core prelude, then to none, so its TUs report their
-    own first error."""
-    state = out.work("validate")
+                 passes: tuple[str, ...], env: str, progress: Progress | None = None,
+                 state: Path | None = None) -> dict[str, Path]:
+    """Pass → precompiled prelude, built once per environment (in ``state``, by default OUT's ``validate``
+    work folder); a pass whose prelude does not build (a broken ported header) falls back to the core
+    prelude, then to none, so its TUs report their own first error."""
+    state = state or out.work("validate")
     headers = []
     for tier, names in (("full", PRELUDE), ("core", CORE_PRELUDE)):
         headers.append(state / f"prelude-{tier}.h")

@@ -42,7 +42,7 @@ BUILD_SECONDS = 3600.0
 COMMON_FLAGS = ("-DAT_PER_OPERATOR_HEADERS", "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE")
 _ERROR = re.compile(r"(?:^|\s)(?:fatal )?error:|^\w*Error\b|^error\b", re.IGNORECASE)
 _BUILDING = re.compile(r"^building '([\w.]+)' extension")
-_SOURCE = re.compile(r"\s-c\s+(\S+)")
+_SOURCE = re.compile(r"\s(\S+\.(?:mu|cu|cpp|cc|cxx|c))\s+-o\s")  # a compiler call: SOURCE -o OBJECT
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,8 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         echo(f"NOTE {rel}: ported, but no module of the build compiles it")
     build_doc = asdict(built)
     if not built.ok:
-        build_doc["trace"] = tracer.trace(built.error + "\n" + _log_tail(built.log), []).as_dict()
+        # A build stops in setup.py's Python as often as in a compiler: every finding of the files it names.
+        build_doc["trace"] = tracer.trace(built.error + "\n" + _log_tail(built.log), [], near=None).as_dict()
     for m in build_doc["modules"]:
         m["trace"] = tracer.trace("", m["sources"]).as_dict() if not m["loaded"] else {}
 

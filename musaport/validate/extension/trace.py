@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from musaport.outdir import OutDir
 
 _SITE = re.compile(r"([\w./+-]+\.(?:mu|muh|cu|cuh|cpp|cc|cxx|h|hpp|py|txt)):(\d+)")
+_PY_SITE = re.compile(r'File "([^"]+\.py)", line (\d+)')  # a Python traceback's frame
 NEAR = 3  # lines around the error that a finding may sit on
 
 
@@ -52,10 +53,11 @@ class Tracer:
         hits = [src for out, src in self.by_out.items() if ported.endswith("/" + out) or out.endswith("/" + ported)]
         return hits[0] if len(hits) == 1 else None
 
-    def trace(self, text: str, fallback: list[str] | None = None) -> Trace:
-        """The ported files ``text`` names with a line (or ``fallback``, ported paths), and what changed them."""
+    def trace(self, text: str, fallback: list[str] | None = None, near: int | None = NEAR) -> Trace:
+        """The ported files ``text`` names with a line (or ``fallback``, ported paths), and what changed them:
+        their rules, and their findings within ``near`` lines of the line named (None: all of them)."""
         sites: list[tuple[str, int | None]] = []
-        for path, line in _SITE.findall(text):
+        for path, line in _SITE.findall(text) + _PY_SITE.findall(text):
             src = self.source_of(path) or (path if path in self.rules else None)
             if src is not None and (src, int(line)) not in sites:
                 sites.append((src, int(line)))
@@ -70,7 +72,7 @@ class Tracer:
                 rules[rule] = rules.get(rule, 0) + count
             for f in self.findings:
                 file, _, at = f["site"].rpartition(":")
-                if file == src and (line is None or (at.isdigit() and abs(int(at) - line) <= NEAR)):
+                if file == src and (line is None or near is None or (at.isdigit() and abs(int(at) - line) <= near)):
                     text_ = f"{f['site']} {f.get('rule', '')}"
                     if text_ not in findings:
                         findings.append(text_)
