@@ -79,6 +79,9 @@ def test_a_kernel_the_build_files_drop_is_a_missing_symbol_at_import(pt_out: Pat
     assert not module["loaded"] and "undefined symbol" in module["error"]  # ... and does not load
     assert module["missing"] == ["shift_musa(at::Tensor const&, double)"]
     assert report["build"]["dropped"] == ["csrc/musa/shift_musa.mu"]
+    assert module["defined_in"] == {"shift_musa(at::Tensor const&, double)": ["csrc/musa/shift_musa.mu"]}
+    assert ("NOTE shift_musa(at::Tensor const&, double) is defined in csrc/musa/shift_musa.mu, which no module of "
+            "the build compiles") in done.stdout
     assert "NOTE csrc/musa/shift_musa.mu: ported, but no module of the build compiles it" in done.stdout
     assert report["tests"]["passed"] == 0 and report["tests"]["errors"] + sum(
         1 for f in report["tests"]["files"] if f["error"]) >= 1

@@ -67,6 +67,7 @@ class Module:
     loaded: bool = False
     error: str = ""
     missing: list[str] = field(default_factory=list)
+    defined_in: dict[str, list[str]] = field(default_factory=dict)  # missing symbol → ported files defining it
 
 
 @dataclass
@@ -209,6 +210,9 @@ def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str
     if result.ok:
         _locate(modules, tree)
         load_modules(modules, tree, device, env, state)
+        ported = sorted(set(out.out_paths().values()))
+        for m in modules:
+            m.defined_in = {sym: files for sym in m.missing if (files := defined_in(sym, tree, ported))}
     result.seconds = round(time.monotonic() - started, 1)
     return result
 
@@ -322,8 +326,30 @@ def unresolved(library: Path, device: Device) -> list[str]:
 
 
 def _symbols(nm: str, library: Path, which: str) -> set[str]:
+    """The dynamic symbols ``nm`` lists; of the undefined ones only the strong (``U``): a weak one
+    (``w``: ``__gmon_start__``, ``_ITM_*``) may stay unresolved."""
     done = subprocess.run([nm, "-D", which, str(library)], capture_output=True, text=True)
-    return {line.split()[-1] for line in done.stdout.splitlines() if line.split()}
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()]
+    if which == "--undefined-only":
+        return {r[-1] for r in rows if len(r) >= 2 and r[-2] == "U"}
+    return {r[-1] for r in rows}
+
+
+def defined_in(symbol: str, tree: Path, candidates: list[str]) -> list[str]:
+    """The files among ``candidates`` (tree-relative) that define a function of the symbol's name: where a
+    missing symbol would have come from (``shift_musa(at::Tensor const&, double)`` → ``shift_musa.mu``)."""
+    name = symbol.split("(", 1)[0].rsplit("::", 1)[-1].strip()
+    if not name.isidentifier():
+        return []
+    pattern = re.compile(rf"\b{re.escape(name)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", re.S)
+    found = []
+    for rel in candidates:
+        try:
+            if pattern.search((tree / rel).read_text(encoding="utf-8", errors="replace")):
+                found.append(rel)
+        except OSError:
+            continue
+    return found
 
 
 def _demangle(symbols: list[str]) -> list[str]:

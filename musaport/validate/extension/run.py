@@ -112,14 +112,18 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     for m in built.modules:
         echo(f"{'PASS' if m.loaded else 'FAIL'} import {m.name}" + ("" if m.loaded else f": {m.error}")
              + (f" (missing: {', '.join(m.missing[:4])}{' ...' if len(m.missing) > 4 else ''})" if m.missing else ""))
+        for symbol, where in m.defined_in.items():
+            echo(f"NOTE {symbol} is defined in {', '.join(where)}"
+                 + (", which no module of the build compiles" if set(where) <= set(built.dropped) else ""))
     for rel in built.dropped:
         echo(f"NOTE {rel}: ported, but no module of the build compiles it")
     build_doc = asdict(built)
     if not built.ok:
         # A build stops in setup.py's Python as often as in a compiler: every finding of the files it names.
         build_doc["trace"] = tracer.trace(built.error + "\n" + _log_tail(built.log), [], near=None).as_dict()
-    for m in build_doc["modules"]:
-        m["trace"] = tracer.trace("", m["sources"]).as_dict() if not m["loaded"] else {}
+    for m in build_doc["modules"]:  # a missing symbol leads to the ported file that defines it, else the module's
+        where = sorted({f for files in m["defined_in"].values() for f in files})
+        m["trace"] = tracer.trace("", where or m["sources"], near=None).as_dict() if not m["loaded"] else {}
 
     log("musaport: phase 3 of 3: the project's own tests on musa")
     tree = state / "src"
