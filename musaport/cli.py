@@ -379,6 +379,10 @@ def _summary(report: Report, opts: Options) -> None:
     if summary["unmapped_top"]:
         top = ", ".join(f"{name} ({count})" for name, count in summary["unmapped_top"])
         out.print(f"unmapped CUDA APIs: {summary['unmapped_names']} names; most used: {top}", highlight=False)
+    if summary.get("python"):
+        py = summary["python"]
+        out.print(f"the project's Python: {py['files']} files, {py['ported']} ported, {py['rewrites']} rewrites, "
+                  f"{py['findings']} findings", highlight=False)
     out.print(f"findings to review: {summary['findings']}; warnings: {summary['warnings']}")
     out_dir = OutDir(opts.out)
     out.print(f"output: {out_dir.tree}; report: {out_dir.report_md}")
@@ -396,7 +400,7 @@ def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = 
 
 
 # The modules that make rules by code (each declares its ids in CODE_RULES; see rewrite.registry).
-RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids")
+RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids", "musaport.pyport.pack")
 
 _extension_option = click.option("--extension", is_flag=True,
                                   help="The rules of 'run --src' (adds the extension packs, rules/extension).")

@@ -48,9 +48,10 @@ class Expected:
     validated: tuple[str, ...]
 
 
+# The unchanged count holds each package's __init__.py: the project's Python is in the port too (pyport).
 EXPECTED = {
-    "imgops": Expected("imgops", 6, 1, 7, 6, 4, 3, ("*.mu", "csrc/ops/autocast/box_iou_kernel.cpp")),
-    "scatter_ops": Expected("scatter_ops", 6, 0, 3, 5, 3, 2, ("*.mu", "csrc/version.cpp")),
+    "imgops": Expected("imgops", 6, 2, 7, 6, 4, 3, ("*.mu", "csrc/ops/autocast/box_iou_kernel.cpp")),
+    "scatter_ops": Expected("scatter_ops", 6, 1, 3, 5, 3, 2, ("*.mu", "csrc/version.cpp")),
     "rnnt_lib": Expected("rnnt_lib", 7, 0, 3, 8, 4, 6, ("*.mu",)),
 }
 
