@@ -71,12 +71,18 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
         ported = port_text(text, pack, modules)
     except ParseFailure as exc:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
-                          warnings=(f"line {exc.line}: LibCST cannot parse it ({exc.message.splitlines()[0]}); "
+                          warnings=(f"line {exc.line}: LibCST cannot parse it ({_short(exc.message)}); "
                                     "copied unchanged (not ported)",))
     if ported.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, findings=ported.findings, data=data)
     new = with_provenance(ported.text, src, digest).encode("utf-8")
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
+
+
+def _short(message: str) -> str:
+    """LibCST's parser message without its list of every token it expected."""
+    first = (message.splitlines() or [""])[0]
+    return first.split(": expected one of", 1)[0][:120]
 
 
 def _may_use_cuda(text: str, modules: dict[str, str]) -> bool:
