@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from musaport.extension.discover import Discovery
 
 PY_SUFFIX = ".py"
+# A .py this large is generated data (tables, embedded weights), not code a person wrote: LibCST would
+# take minutes over it, so it is copied as it is, with a warning.
+MAX_PYTHON_BYTES = 2 * 1024 * 1024
 PROVENANCE = "# musaport"
 # The first line may be a #! line, and the first two may carry the encoding (PEP 263): the provenance
 # comment goes after them, so the script still runs and still decodes.
@@ -67,8 +70,19 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
         return FileResult(src, out, FileStatus.COPIED, digest, digest, data=data)
     if not _may_use_cuda(text, modules or {}):
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data)
+    if len(data) > MAX_PYTHON_BYTES:
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
+                          warnings=(f"line 1: over {MAX_PYTHON_BYTES // 1024 // 1024} MB, which is data rather "
+                                    "than code; copied unchanged (not ported)",))
+    unparsable = _python_problem(text, src)
+    if unparsable:
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
+                          warnings=(f"{unparsable}; copied unchanged (not ported)",))
     try:
         ported = port_text(text, pack, modules)
+    except RecursionError:
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
+                          warnings=("line 1: nested too deeply for LibCST; copied unchanged (not ported)",))
     except ParseFailure as exc:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
                           warnings=(f"line {exc.line}: LibCST cannot parse it ({_short(exc.message)}); "
@@ -77,6 +91,22 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, findings=ported.findings, data=data)
     new = with_provenance(ported.text, src, digest).encode("utf-8")
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
+
+
+def _python_problem(text: str, src: str) -> str:
+    """Why Python's own parser refuses ``text`` ('' when it reads it), as 'line N: ...'.
+
+    Asked first because it is fast and bounded: LibCST's native parser
+    overflows its stack (a crash, not an exception) on nesting that Python
+    refuses with an error (thousands of brackets or unary operators).
+    """
+    try:
+        ast.parse(text, src)
+    except SyntaxError as exc:
+        return f"line {exc.lineno or 1}: not Python 3 ({exc.msg})"
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return f"line 1: cannot be parsed ({type(exc).__name__}: nested too deeply or not text)"
+    return ""
 
 
 def _short(message: str) -> str:
