@@ -124,7 +124,7 @@ class _BarAdvance:
 def phase_reporter(quiet: bool):
     """Where long phases are said: nowhere with -q, a bar on a terminal, phase lines elsewhere."""
     if quiet:
-        from musaport.validate.compile import Progress
+        from musaport.validate.compile.compile import Progress
 
         return Progress()
     return PhaseBar() if _is_terminal(stderr=True) else PhaseLines()

@@ -3,7 +3,7 @@
 The evidence is PyTorch's: the ``op_db`` of the release's own
 ``common_methods_invocations.py`` and ``test_compare_cpu``'s comparison. The
 parent (here) never imports torch. It asks the torch environment's python to
-run :mod:`opinfo_child` (shipped beside this module, run by path), once for
+run :mod:`musaport.validate.opinfo.child` (shipped beside this module, run by path), once for
 the inventory of ``op_db`` and then as worker processes that answer one job
 (an entry in one dtype) at a time. A worker that crashes (segfault, abort) or
 does not answer within the timeout is killed and replaced; the job is
@@ -30,9 +30,9 @@ import yaml
 from musaport import children
 from musaport.errors import LoadError, ToolError
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
-from musaport.validate.opinfo_verdict import DtypeResult, OpResult, from_child
+from musaport.validate.opinfo.verdict import DtypeResult, OpResult, from_child
 
-CHILD = Path(__file__).with_name("opinfo_child.py")
+CHILD = Path(__file__).with_name("child.py")
 JOB_TIMEOUT = 180.0  # seconds for one entry in one dtype
 START_TIMEOUT = 300.0  # seconds for a worker to import torch, op_db and load the device
 INVENTORY_TIMEOUT = 900.0

@@ -4,7 +4,7 @@ Each file of the tree's ``test/`` folder runs through pytest in the torch
 environment, under ``nice``, with
 ``PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1``: the device-generic tests are
 instantiated for ``PrivateUse1TestBase`` only. The device is registered by
-a plugin of ours (``opinfo_pytest_plugin.py``) that pytest imports with
+a plugin of ours (``pytest_plugin.py``) that pytest imports with
 ``-p`` before any test module. The tree's own ``conftest.py`` and
 ``pytest.ini`` are not used (they need PyTorch's CI plugins); ours keeps
 their options that change outcomes (native tracebacks, ``--capture=sys``, no
@@ -51,10 +51,10 @@ from typing import Callable
 
 from musaport import children
 from musaport.outdir import write_atomic
-from musaport.validate.opinfo import Device
-from musaport.validate.opinfo_verdict import without_numbers
+from musaport.validate.opinfo.differential import Device
+from musaport.validate.opinfo.verdict import without_numbers
 
-PLUGIN = Path(__file__).with_name("opinfo_pytest_plugin.py")
+PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 PLUGIN_MODULE = "musaport_device_plugin"
 TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "test_reductions.py",
               "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",

@@ -29,9 +29,9 @@ from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RES
 from musaport.port.cache import CACHE_NAME
 from musaport.port.request import Request
 from musaport.resources import default_fixture_tree, render_template, shim_include, shim_wrappers
-from musaport.validate import toolchain
-from musaport.validate.buildenv import aten_ops_headers, config_headers
-from musaport.validate.toolchain import Toolchain
+from musaport.validate.clang import toolchain
+from musaport.validate.clang.toolchain import Toolchain
+from musaport.validate.compile.buildenv import aten_ops_headers, config_headers
 
 PASSES = {
     "host": ["--cuda-host-only"],
