@@ -12,7 +12,7 @@ from musaport.outdir import OutDir
 from musaport.validate.opinfo.differential import Entry, PortedOp, operators_of, packet, registered_ops, select
 from musaport.validate.opinfo.report import causes, render_markdown, report_doc
 from musaport.validate.opinfo.tests import (FileResult, device_filter, failure_causes, junit_counts, merge_shards,
-                                            outcome_counts)
+                                                   outcome_counts)
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
 

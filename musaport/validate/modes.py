@@ -122,7 +122,7 @@ class CompileMode(Mode):
     def run(self, request: Invocation) -> Result:
         from musaport.outdir import VALIDATE_MD
         from musaport.validate.compile.compile import (build_list_outcomes, missing_headers_note, render_reports,
-                                               validate_compile)
+                                                       validate_compile)
 
         o = request.options
         out = request.out

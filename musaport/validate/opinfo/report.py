@@ -15,8 +15,6 @@ from musaport.rewrite.rules import RuleSet
 from musaport.validate.opinfo.differential import PortedOp, operators_of
 from musaport.validate.opinfo.verdict import RUN, STATUSES, OpResult, error_kind, missing_operator
 
-REPORT_JSON = "validate_opinfo_report.json"
-REPORT_MD = "validate_opinfo_report.md"
 
 
 @dataclass

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport import children
-from musaport.outdir import write_atomic
+from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import without_numbers
 
@@ -234,8 +234,8 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     index, count = shard
     stem = path.stem + (f".{index + 1}of{count}" if count > 1 else "")
     label = name + (f" (shard {index + 1} of {count})" if count > 1 else "")
-    xml, outcomes, output = work / f"{stem}.xml", work / f"{stem}.outcomes.jsonl", work / f"{stem}.log"
-    done_file, died_file, state = work / f"{stem}.done.txt", work / f"{stem}.died.txt", work / f"{stem}.state.json"
+    xml, outcomes, output = work / f"{stem}{TEST_JUNIT}", work / f"{stem}{TEST_OUTCOMES}", work / f"{stem}{TEST_LOG}"
+    done_file, died_file, state = work / f"{stem}{TEST_DONE}", work / f"{stem}{TEST_DIED}", work / f"{stem}{TEST_STATE}"
     key = _resume_key(device, path, shard)
     carried = _carried_over(state, key, outcomes)
     for p in (xml, done_file, died_file, state) + (() if carried else (outcomes,)):
