@@ -152,7 +152,8 @@ def port_bytes(
     facts = structure(parsed, code)
     observed = observe(src, parsed, code, facts) if observe is not None else None
     result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
-    unmapped, kept_here = scan_cuda_names(Parsed(result.text, result.spans), vocabulary, result.views.get(CODE_ONLY))
+    unmapped, kept_here = scan_cuda_names(Parsed(result.text, result.spans), vocabulary,
+                                          result.views.get(CODE_ONLY))
     if result.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts, data,
                           observed=observed, kept=kept_here)
