@@ -15,6 +15,7 @@ import ast
 import hashlib
 import json
 import re
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,6 @@ from typing import TYPE_CHECKING
 from musaport import __version__
 from musaport.port.file import FileResult, FileStatus, Task, sha256
 from musaport.port.layout import Found, Layout
-from musaport.pyport.codemod import ParseFailure, port_text
 from musaport.pyport.pack import Pack, load
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
     if unparsable:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
                           warnings=(f"{unparsable}; copied unchanged (not ported)",))
+    from musaport.pyport.codemod import ParseFailure, port_text  # LibCST: imported only when there is work
+
     try:
         ported = port_text(text, pack, modules)
     except RecursionError:
@@ -101,7 +103,9 @@ def _python_problem(text: str, src: str) -> str:
     refuses with an error (thousands of brackets or unary operators).
     """
     try:
-        ast.parse(text, src)
+        with warnings.catch_warnings():  # the project's invalid escapes and the like are not the port's to say
+            warnings.simplefilter("ignore")
+            ast.parse(text, src)
     except SyntaxError as exc:
         return f"line {exc.lineno or 1}: not Python 3 ({exc.msg})"
     except (RecursionError, MemoryError, ValueError) as exc:
