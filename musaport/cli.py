@@ -422,6 +422,11 @@ def rules_list(rules, packs, extension) -> None:
         table.add_column(name)
     for rule in _ruleset(rules, packs, extension).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
+    if extension:  # run --src also ports the project's Python (rules/python, musaport.pyport)
+        from musaport.pyport.pack import load
+
+        for py in load().rules:
+            table.add_row(py.id, "python", py.kind, py.why)
     out.print(table)
 
 

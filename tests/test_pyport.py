@@ -3,10 +3,12 @@ a fixture project written for it (fixtures/extensions/pyops), and the six real p
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
 import re
+import subprocess
 import tarfile
 import tokenize
 from pathlib import Path
@@ -71,6 +73,15 @@ def test_rules_explain_answers_a_python_rule() -> None:
     assert result.stdout.startswith("py-device-strings (python pack, device-string rule)")
     assert '  + x = torch.ones(3, device="musa")' in result.stdout
     assert "rules/python/50-python.yaml:" in result.stdout
+
+
+def test_rules_list_extension_lists_the_python_rules() -> None:
+    wide = {**os.environ, "COLUMNS": "500"}  # one row per rule, ids unwrapped
+    result = subprocess.run(["musaport", "rules", "list", "--extension"], capture_output=True, text=True, env=wide)
+    assert result.returncode == 0, result.stderr
+    assert [r.id for r in PACK.rules if f" {r.id} " not in result.stdout] == []
+    plain = subprocess.run(["musaport", "rules", "list"], capture_output=True, text=True, env=wide)
+    assert "py-device-strings" not in plain.stdout
 
 
 def test_comments_docstrings_and_other_strings_are_left_alone() -> None:
@@ -245,6 +256,7 @@ def without_provenance(text: str) -> str:
 
 
 @pytest.mark.shared
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")  # the projects' own escapes
 def test_no_device_use_of_cuda_survives_unreported_in_the_six(tmp_path: Path) -> None:
     """Every .py of the six (but setup.py) through the Python port: each device use of CUDA left in the
     port is on a line with a finding, and the port did rewrite (a port that changed nothing would pass)."""
@@ -260,6 +272,8 @@ def test_no_device_use_of_cuda_survives_unreported_in_the_six(tmp_path: Path) ->
             result = port_python(data, f.rel, f.out, PACK)
             assert not result.warnings, (name, f.rel, result.warnings)
             text = without_provenance(result.data.decode())
+            if result.status == FileStatus.PORTED:
+                ast.parse(text, f"{name}/{f.rel}")  # the port is Python
             flagged = {x.line for x in result.findings}
             uses = device_uses(text)
             before += len(device_uses(data.decode()))
