@@ -118,7 +118,12 @@ def test_a_file_that_is_not_utf8_is_copied_with_its_line() -> None:
     data = b"x = 1\ns = '\xff'  # cuda\n"
     result = port_python(data, "a.py", "a.py", PACK)
     assert (result.status, result.data) == (FileStatus.UNCHANGED, data)
-    assert result.warnings == ("line 2: not valid UTF-8; copied unchanged (not ported)",)
+    assert result.warnings == ("line 2: not valid utf-8; copied unchanged (not ported)",)
+    latin = "# coding: latin-1\nx = 'café'.cuda()\n".encode("latin-1")  # PEP 263: its cookie decides
+    result = port_python(latin, "b.py", "b.py", PACK)
+    assert result.status == FileStatus.PORTED and result.data.endswith("x = 'café'.musa()\n".encode("latin-1"))
+    bom = b"\xef\xbb\xbfx.cuda()\n"
+    assert port_python(bom, "c.py", "c.py", PACK).data.startswith(b"\xef\xbb\xbf# musaport ")
 
 
 def test_provenance_goes_after_the_shebang_and_the_coding_line() -> None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import json
 import re
+import tokenize
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,11 +63,15 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
     never FAILED for its content (a file LibCST cannot parse is copied unchanged, with a warning)."""
     digest = sha256(data)
     try:
-        text = data.decode("utf-8")
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]  # PEP 263's cookie, or UTF-8
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
-                          warnings=(f"line {line}: not valid UTF-8; copied unchanged (not ported)",))
+                          warnings=(f"line {line}: not valid {exc.encoding}; copied unchanged (not ported)",))
+    except (SyntaxError, LookupError) as exc:
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
+                          warnings=(f"line 1: its encoding cannot be read ({exc}); copied unchanged (not ported)",))
     if _provenance_line(text):
         return FileResult(src, out, FileStatus.COPIED, digest, digest, data=data)
     if not _may_use_cuda(text, modules or {}):
@@ -91,7 +97,7 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
                                     "copied unchanged (not ported)",))
     if ported.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, findings=ported.findings, data=data)
-    new = with_provenance(ported.text, src, digest).encode("utf-8")
+    new = with_provenance(ported.text, src, digest).encode(encoding)
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
 
 
