@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -184,7 +184,14 @@ def _name_expr(dotted_name: str) -> cst.BaseExpression:
 
 
 def _device_arg(value: str) -> cst.Arg:
+    """``"musa"`` as a positional argument."""
     return cst.Arg(cst.SimpleString(f'"{value}"'))
+
+
+def _device_kwarg(keyword: str, value: str) -> cst.Arg:
+    """``device_type="musa"`` as a keyword argument, spelled as PEP 8 spells keywords (no spaces)."""
+    return cst.Arg(cst.SimpleString(f'"{value}"'), keyword=cst.Name(keyword),
+                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
 
 
 class _Planner(cst.CSTVisitor):
@@ -298,9 +305,8 @@ class _Planner(cst.CSTVisitor):
         if name not in self.calls:
             return
         rule, to = self.calls[name]
-        args = [_device_arg(self.device_name())] if rule.get("device") == "first" else \
-            [cst.Arg(cst.SimpleString(f'"{self.device_name()}"'), keyword=cst.Name(rule.get("device")),
-                     equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
+        device = self.device_name()
+        args = [_device_arg(device)] if rule.get("device") == "first" else [_device_kwarg(rule.get("device"), device)]
         self._edit(node.decorator, rule, lambda d, to=to, args=args: cst.Call(_name_expr(to), args))
         self.claim(node.decorator)
 
@@ -338,8 +344,7 @@ class _Planner(cst.CSTVisitor):
             else:
                 if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
                     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                args.append(cst.Arg(cst.SimpleString(f'"{device}"'), keyword=cst.Name(where),
-                                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+                args.append(_device_kwarg(where, device))
             return call.with_changes(func=_name_expr(to), args=args)
 
         self._edit(node, rule, edit)
@@ -509,10 +514,3 @@ def _builds_key(node: cst.FormattedString) -> bool:
     return any(isinstance(p, cst.FormattedStringExpression) for p in node.parts) and \
         bool(_KEY_PREFIX.fullmatch("".join(texts)))
 
-
-def rules_fired(ported: Iterable[Ported]) -> Counter[str]:
-    """The rewrites of several files, per rule (for summaries)."""
-    total: Counter[str] = Counter()
-    for p in ported:
-        total.update(p.fired)
-    return total
