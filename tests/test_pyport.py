@@ -84,6 +84,11 @@ def test_rules_list_extension_lists_the_python_rules() -> None:
     assert "py-device-strings" not in plain.stdout
 
 
+def test_one_finding_per_site() -> None:
+    got = port_text("import cuda.bindings.driver as cuda\n", PACK)
+    assert [(f.rule, f.line) for f in got.findings] == [("py-cuda-name", 1)]
+
+
 def test_comments_docstrings_and_other_strings_are_left_alone() -> None:
     text = ('"""Runs on cuda when torch.cuda is there."""\n'
             "# x.cuda() is called below\n"

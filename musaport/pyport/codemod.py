@@ -73,8 +73,9 @@ def port_text(text: str, pack: Pack, modules: dict[str, str] | None = None) -> P
     for k, (rule, node, message) in enumerate(planner.flags):
         shown = " ".join(module.code_for_node(node).split())
         found.append(Finding(rule.id, lines.get(k) or _line_of(module, node), shown[:120], message))
-    return Ported(new, dict(sorted(planner.fired.items())),
-                  tuple(sorted(found, key=lambda f: (f.line, f.rule, f.text))))
+    # One finding per rule, line and text: `import cuda.bindings.driver as cuda` is one site, not two.
+    unique = {(f.line, f.rule, f.text): f for f in found}
+    return Ported(new, dict(sorted(planner.fired.items())), tuple(unique[k] for k in sorted(unique)))
 
 
 # Each finding's node gets this mark on its first token while the edits are applied, so one code
