@@ -61,7 +61,7 @@ def port_text(text: str, pack: Pack, modules: dict[str, str] | None = None) -> P
         raise ParseFailure(exc.raw_line, exc.message) from None
     except RecursionError:
         raise ParseFailure(1, "nested too deeply to parse") from None
-    planner = _Planner(pack, modules or {})
+    planner = _Planner(pack, modules or {}, _device_params(module, pack))
     module.visit(planner)
     if not planner.edits and not planner.flags:
         return Ported(text)
@@ -198,9 +198,11 @@ def _device_kwarg(keyword: str, value: str) -> cst.Arg:
 class _Planner(cst.CSTVisitor):
     """Decides every edit and finding, top down (a parent decides before its children are visited)."""
 
-    def __init__(self, pack: Pack, modules: dict[str, str]) -> None:
+    def __init__(self, pack: Pack, modules: dict[str, str],
+                 device_params: dict[str, dict[str, int]] | None = None) -> None:
         super().__init__()
         self.pack, self.modules = pack, modules
+        self.device_params = device_params or {}
         self.edits: dict[int, Edit] = {}
         self.claimed: set[int] = set()
         self.fired: Counter[str] = Counter()
@@ -324,6 +326,7 @@ class _Planner(cst.CSTVisitor):
                     self._edit(node.func.attr, rule, lambda n, to=rule.get("to"): n.with_changes(value=to))
                     self.claimed.add(id(node.func))
         self._device_positions(node, name)
+        self._device_params_of(node)
         self._dispatch_keys(node)
         if name in ("importlib.import_module", "import_module") and node.args and self.module_rule is not None:
             first = node.args[0].value
@@ -364,6 +367,20 @@ class _Planner(cst.CSTVisitor):
         if positional and (name in rule.get("calls", ()) or is_method):
             self.device_expr(positional[0].value)
 
+    def _device_params_of(self, node: cst.Call) -> None:
+        """The arguments of a call of a function of this file that binds them to parameters it uses as devices."""
+        params = self.device_params.get(node.func.value) if isinstance(node.func, cst.Name) else None
+        if not params:
+            return
+        positions = {i for i in params.values() if i >= 0}
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for i, arg in enumerate(positional):
+            if i in positions:
+                self.device_expr(arg.value)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in params:
+                self.device_expr(arg.value)
+
     def _dispatch_keys(self, node: cst.Call) -> None:
         """String dispatch keys of ``torch.library.impl`` and ``Library.impl``: CUDA's → PrivateUse1's."""
         func = node.func
@@ -374,11 +391,21 @@ class _Planner(cst.CSTVisitor):
                 value = arg.value
                 if isinstance(value, cst.SimpleString) and _string_value(value) in keys:
                     self._edit(value, self.keys, lambda s, k=keys[_string_value(value)]: _with_body(s, k))
-        if self.key_template is not None and last in self.key_template.get("calls", ()):
+        rule = self.key_template
+        if rule is not None and last in rule.get("calls", ()):
             for arg in node.args:
                 value = arg.value
-                if isinstance(value, cst.FormattedString) and _builds_key(value):
-                    self._flag(value, self.key_template)
+                if not (isinstance(value, cst.FormattedString) and _builds_key(value)):
+                    continue
+                built = _key_template(value)
+                if built is None:
+                    self._flag(value, rule, rule.get("unsure"))
+                    continue
+                prefix, name = built
+                test = cst.parse_expression(f'{name} == "{self.device_name()}"')
+                key = cst.SimpleString(f'"{prefix}PrivateUse1"')
+                self._edit(value, rule, lambda s, test=test, key=key: cst.IfExp(
+                    test=test, body=key, orelse=s, lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
 
     # ------------------------------------------------------------ device strings
 
@@ -507,6 +534,84 @@ class _Planner(cst.CSTVisitor):
         first = node.parts[0] if node.parts else None
         if isinstance(first, cst.FormattedStringText) and re.match(r"cuda(?::|$)", first.value):
             self._flag(node, self.pack.first("cuda-string"))
+
+
+def _key_template(node: cst.FormattedString) -> tuple[str, str] | None:
+    """(prefix, name) of ``f"PREFIX{name}"`` or ``f"PREFIX{name.upper()}"`` (None for any other shape)."""
+    parts = list(node.parts)
+    prefix = parts.pop(0).value if parts and isinstance(parts[0], cst.FormattedStringText) else ""
+    if len(parts) != 1 or not isinstance(parts[0], cst.FormattedStringExpression) or parts[0].format_spec \
+            or parts[0].conversion:
+        return None
+    expr = parts[0].expression
+    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value == "upper":
+        expr = expr.func.value
+    return (prefix, expr.value) if isinstance(expr, cst.Name) else None
+
+
+def _device_params(module: cst.Module, pack: Pack) -> dict[str, dict[str, int]]:
+    """Functions of this file whose parameters are devices by their use: name → {parameter: position}.
+
+    A parameter (of the function or of one enclosing it, for closures) that is
+    passed where the device rule puts devices (``device=p``, ``torch.device(p)``,
+    ``x.to(p)``) or that builds a dispatch key (``f"Autocast{p.upper()}"``) is a
+    device, so a literal ``"cuda"`` a call of that function binds to it is one.
+    """
+    finder = _DeviceParams(pack)
+    module.visit(finder)
+    return finder.found
+
+
+class _DeviceParams(cst.CSTVisitor):
+    """Finds the parameters each function of a file uses as a device (see :func:`_device_params`)."""
+
+    def __init__(self, pack: Pack) -> None:
+        super().__init__()
+        device = pack.first("device-string")
+        template = pack.first("key-template")
+        self.keywords = set(device.get("keywords", ())) if device else set()
+        self.calls = set(device.get("calls", ())) if device else set()
+        self.methods = set(device.get("methods", ())) if device else set()
+        self.key_calls = set(template.get("calls", ())) if template else set()
+        self.scopes: list[tuple[str, dict[str, int]]] = []
+        self.found: dict[str, dict[str, int]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        positional = [*params.posonly_params, *params.params]
+        names = {p.name.value: i for i, p in enumerate(positional)}
+        names |= {p.name.value: -1 for p in params.kwonly_params}
+        self.scopes.append((node.name.value, names))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def _used(self, expr: cst.BaseExpression) -> None:
+        """``expr`` is in a device position: a parameter named there is a device."""
+        if not isinstance(expr, cst.Name):
+            return
+        for function, names in reversed(self.scopes):
+            if expr.value in names:
+                self.found.setdefault(function, {})[expr.value] = names[expr.value]
+                return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.scopes:
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in self.keywords:
+                self._used(arg.value)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        func = node.func
+        is_method = isinstance(func, cst.Attribute) and func.attr.value in self.methods
+        if positional and (dotted(func) in self.calls or is_method):
+            self._used(positional[0].value)
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if last in self.key_calls:
+            for arg in node.args:
+                if isinstance(arg.value, cst.FormattedString) and (built := _key_template(arg.value)):
+                    self._used(cst.Name(built[1]))
 
 
 def _builds_key(node: cst.FormattedString) -> bool:

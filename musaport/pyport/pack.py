@@ -30,14 +30,14 @@ KINDS: dict[str, tuple[str, ...]] = {
     "call": ("from", "to", "device", "also"),  # torch.cuda.amp.autocast(...) -> torch.autocast("musa", ...)
     "device-string": ("from", "to", "keywords", "calls", "methods", "word"),  # "cuda" in a device position
     "dispatch-key": ("calls", "keys"),  # torch.library.impl(op, "CUDA") -> "PrivateUse1"
-    "key-template": ("calls",),  # a dispatch key built from a device name (reported)
+    "key-template": ("calls", "unsure"),  # a dispatch key built from a device name: PrivateUse1's for musa
     "modules": (),  # imports of extension modules the build-file port renamed (the map is the run's)
     "flag": ("names",),  # a dotted name (or a prefix of one) that is reported
     "cuda-string": (),  # any other "cuda" string (reported)
     "cuda-name": (),  # any other 'cuda' name or attribute (reported)
 }
 # Kinds whose every match is a finding: they must carry a message.
-FLAG_KINDS = frozenset({"key-template", "flag", "cuda-string", "cuda-name"})
+FLAG_KINDS = frozenset({"flag", "cuda-string", "cuda-name"})
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,10 @@ def _describe(rule: PyRule) -> list[str]:
                 ", ".join(f"\"{a}\" -> \"{b}\"" for a, b in p["keys"].items())]
     if rule.kind == "flag":
         return [f"Matches: {', '.join(p['names'])} (and what is under them)"]
+    if rule.kind == "key-template":
+        return [f"Rewrites, as arguments of .{', .'.join(p['calls'])}(): f\"PREFIX{{d.upper()}}\" -> "
+                f"(\"PREFIXPrivateUse1\" if d == \"musa\" else f\"PREFIX{{d.upper()}}\")",
+                f"Reported where the key is built otherwise: {p['unsure']}"]
     return []
 
 
