@@ -20,7 +20,7 @@ from typing import Callable
 
 import pytest
 
-from conftest import FIXTURE_TREE
+from conftest import FIXTURE_TREE, need
 from harness import assert_one_clear_line, fingerprint, musaport
 
 TREE = "generated_cuda_compatible"
@@ -208,14 +208,15 @@ def test_odd_bytes_port_and_keep_every_byte_outside_rewrites(world: World, data:
 
 @pytest.fixture()
 def tmpfs(tmp_path: Path):
-    """A 64 KiB tmpfs at tmp_path/fs, or a skip that says why (mounting needs root and the capability)."""
+    """A 64 KiB tmpfs at tmp_path/fs, or a skip that says why (mounting needs root and the capability; CI
+    runs as root, so there it must mount)."""
     mount = tmp_path / "fs"
     mount.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount failed'}); "
-                    "disk-full and read-only --out are not exercised")
+        need(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount failed'}); "
+             "disk-full and read-only --out are not exercised")
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=False)
 

@@ -187,6 +187,7 @@ def test_cmake_lists_follow_the_renames(ported: dict[str, Path]) -> None:
     assert not (out / TREE / "musa_functions.yaml").exists() and not list((out / TREE).rglob("RegisterMUSA*"))
 
 
+@pytest.mark.slow
 def test_second_run_writes_nothing_and_jobs_do_not_matter(tmp_path: Path, monkeypatch) -> None:
     src = tmp_path / "imgops"
     shutil.copytree(FIXTURES / "imgops", src)
