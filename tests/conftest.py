@@ -208,9 +208,21 @@ def bump_check(pytorch_1131: Path, pytorch_260: Path, tmp_path_factory: pytest.T
     return out, result
 
 
-def musaport(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the installed command line as a user would."""
-    return subprocess.run(["musaport", *args], capture_output=True, text=True, cwd=cwd)
+def musaport(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    """Run the installed command line as a user would (``env``: variables set on top of this process's)."""
+    return subprocess.run(["musaport", *args], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, **env} if env else None)
+
+
+def stand_in_clang(folder: Path) -> dict[str, str]:
+    """The environment of a clang that answers ``--version`` and nothing else, named by MUSAPORT_CLANG: for the
+    tests of validate --compile's usage errors, which come after its check for a clang, so that they hold on a
+    machine without the ziglang wheel (tests/test_toolchain.py runs the real one)."""
+    clang = folder / "stand-in-clang++"
+    clang.write_text("#!/bin/sh\necho 'clang version 22.1.0 (a stand-in: it compiles nothing)'\n")
+    clang.chmod(0o755)
+    return {"MUSAPORT_CLANG": str(clang)}
 
 
 def tree_digest(root: Path) -> dict[str, tuple[int, bytes]]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, musaport, tree_digest
+from conftest import ROOT, musaport, stand_in_clang, tree_digest
 from harness import assert_one_clear_line
 from musaport.extension.buildfiles import Paths, declared_include_dirs, port_cmake, port_setup_py
 from musaport.extension.discover import cuda_evidence, discover
@@ -257,9 +257,11 @@ def test_src_that_is_not_a_folder(tmp_path: Path) -> None:
 
 
 def test_validate_torch_must_be_a_pytorch(ported: dict[str, Path], tmp_path: Path) -> None:
-    result = musaport("validate", "--compile", "--out", str(ported["rnnt_lib"]), "--torch", str(tmp_path))
+    clang = stand_in_clang(tmp_path)  # the --torch check comes after the one for a clang
+    result = musaport("validate", "--compile", "--out", str(ported["rnnt_lib"]), "--torch", str(tmp_path), env=clang)
     assert_one_clear_line(result, 2, "--torch is neither a torch include folder")
-    result = musaport("validate", "--compile", "--out", str(ported["rnnt_lib"]), "--torch", str(ported["imgops"]))
+    result = musaport("validate", "--compile", "--out", str(ported["rnnt_lib"]), "--torch", str(ported["imgops"]),
+                      env=clang)
     assert_one_clear_line(result, 2, "which is not a PyTorch tree")
     result = musaport("validate", "--run", "--torch", str(tmp_path))
     assert_one_clear_line(result, 2, "--torch goes with --compile")

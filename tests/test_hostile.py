@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURE_TREE, tree_digest
+from conftest import FIXTURE_TREE, stand_in_clang, tree_digest
 from harness import assert_one_clear_line, fingerprint, musaport, new_files
 from musaport.errors import LoadError
 from musaport.ops.emit_cmake import sources_cmake
@@ -350,7 +350,8 @@ def test_killed_commit_is_seen_and_redone(src: Path, tmp_path: Path, monkeypatch
     assert (out / ".musaport" / COMMIT_MARKER).exists()
     with pytest.raises(LoadError, match="stopped while moving its outputs into place"):
         OutDir(out).require_port()
-    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out)), 2, "stopped while moving")
+    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out), env=stand_in_clang(tmp_path)), 2,
+                          "stopped while moving")
     result = port(src, out)
     assert result.returncode == 0, result.stderr
     assert not (out / ".musaport" / COMMIT_MARKER).exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, musaport
+from conftest import ROOT, musaport, stand_in_clang
 from musaport.validate.cpu_link import alias_flags
 from musaport.validate.kernels import fixture_kernels
 
@@ -393,7 +393,7 @@ def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
     assert both.returncode == 2 and "exactly one of --compile, --run, --backend or --opinfo" in both.stderr
-    missing = musaport("validate", "--compile", "--out", str(tmp_path))
+    missing = musaport("validate", "--compile", "--out", str(tmp_path), env=stand_in_clang(tmp_path))
     assert missing.returncode == 2
     assert missing.stderr.count("\n") == 1 and "no ported tree here" in missing.stderr
 
