@@ -34,7 +34,8 @@ TORCH_RELEASE = "2.6.0"
 
 # marker -> the fixtures whose use requires it (fixtures that use these inherit the need).
 NEEDS: dict[str, frozenset[str]] = {
-    "shared": frozenset({"pytorch_260", "pytorch_1131", "ported_260", "ported_1131", "bump_check"}),
+    "shared": frozenset({"pytorch_260", "pytorch_1131", "ported_260", "ported_1131", "bump_check",
+                         "shared_extensions"}),
     "torch": frozenset({"torch_env"}),
     "compiles": frozenset({"clang", "gxx"}),
 }
@@ -111,6 +112,15 @@ def pytorch_tree(version: str) -> Path:
 
 
 @pytest.fixture(scope="session")
+def shared_extensions() -> Path:
+    """The real extension projects' tarballs, ../shared/extensions."""
+    folder = SHARED / "extensions"
+    if not any(folder.glob("*.tar.xz")):
+        need(f"needs {folder}/*.tar.xz (the extension projects in ../shared beside the checkout)")
+    return folder
+
+
+@pytest.fixture(scope="session")
 def pytorch_260() -> Path:
     return pytorch_tree("2.6.0")
 
@@ -154,7 +164,7 @@ def clang():
     """validate --compile's clang: the ziglang wheel's, which the README's first command installs (the dev
     extra), or the one MUSAPORT_CLANG names. Missing, it fails in CI and skips elsewhere, saying why."""
     from musaport.errors import LoadError
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     try:
         return toolchain.find()
@@ -179,7 +189,7 @@ def torch_env():
     """The torch 2.6.0 environment in the user cache (about 5 GB on disk). Where it was never fetched this
     skips (a test run never downloads 3 GB unasked), except in CI, which fetches it once (or
     MUSAPORT_FETCH_TORCH=1 asks for that)."""
-    from musaport.validate import torchenv
+    from musaport.validate.torchwheel import torchenv
 
     env = torchenv.cached(TORCH_RELEASE)
     if env is not None:

@@ -58,7 +58,7 @@ def empty_path(tmp_path, monkeypatch) -> None:
 def wheel_zig(tmp_path, monkeypatch) -> Path:
     """A stand-in for the ziglang wheel's zig (the dev extra's; tests/test_toolchain.py runs the real one): the
     wheel is found by its package, never on PATH, so these rows hold on a machine without the dev extra."""
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     zig = tmp_path / "ziglang" / "zig"
     zig.parent.mkdir()
@@ -221,7 +221,7 @@ def test_require_validate_compile_with_empty_path(empty_path, wheel_zig):
 
 
 def test_clang_without_the_ziglang_wheel_names_the_pip_command(monkeypatch):
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     monkeypatch.delenv("MUSAPORT_CLANG", raising=False)
     monkeypatch.setattr(toolchain, "zig_executable", lambda: None)

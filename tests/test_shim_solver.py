@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from musaport.validate.kernels import shim_include
+from musaport.validate.run.kernels import shim_include
 
 SOURCE = Path(__file__).parent / "data" / "shim" / "solver_check.cpp"
 
