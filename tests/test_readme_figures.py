@@ -217,3 +217,44 @@ def test_figure_of_the_tour_matches_its_command(block: Block, tmp_path: Path) ->
 @pytest.mark.parametrize("block", [b for b in all_blocks() if b.name in TOUR and TOUR[b.name][1]], ids=str)
 def test_figure_of_the_tour_that_compiles_matches_its_command(block: Block, tmp_path: Path, gxx: str) -> None:
     _tour(block, tmp_path)
+
+
+# Figures quoted in prose, each read from what owns it: name -> (what it reads, the value, where it is quoted:
+# (page, the phrase around it)). A phrase that no longer holds the value fails, naming the page.
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _torch_download() -> str:
+    from musaport.doctor import TORCH_DOWNLOAD
+
+    return TORCH_DOWNLOAD.removeprefix("~")
+
+
+def _names_spelled_back() -> str:
+    lines = (ROOT / "rules/optional/torch-musa-cuda-names.txt").read_text(encoding="utf-8").splitlines()
+    return str(sum(1 for line in lines if line.strip() and not line.startswith("#")))
+
+
+def _extension_fixtures() -> str:
+    return NUMBER_WORDS[sum(1 for p in (ROOT / "fixtures/extensions").iterdir() if p.is_dir())]
+
+
+PROSE: dict[str, tuple[str, Callable[[], str], tuple[tuple[str, str], ...]]] = {
+    "torch-download": ("musaport.doctor.TORCH_DOWNLOAD (what musaport doctor says validate --backend downloads)",
+                       _torch_download, (("README.md", "(about {} downloaded, once"),
+                                         ("docs/contributing.md", "about {} downloaded, 5.3 GB on disk"),
+                                         ("docs/validate-backend.md", "(about {} downloaded, 5.3 GB on"))),
+    "torch-musa-names": ("the names in rules/optional/torch-musa-cuda-names.txt", _names_spelled_back,
+                         (("docs/run.md", "spelled back ({} for 2.6.0)"),)),
+    "extension-fixtures": ("the projects under fixtures/extensions/", _extension_fixtures,
+                           (("docs/contributing.md", "{} extension projects for `run --src`"),)),
+}
+
+
+@pytest.mark.parametrize("name", PROSE)
+def test_a_figure_in_prose_is_what_its_owner_says(name: str) -> None:
+    _, value, places = PROSE[name]
+    figure = value()
+    missing = [f"{page}: no '{phrase.format(figure)}'" for page, phrase in places
+               if phrase.format(figure) not in " ".join((ROOT / page).read_text(encoding="utf-8").split())]
+    assert not missing, f"{name} is {figure!r} now:\n" + "\n".join(missing)
