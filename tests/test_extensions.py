@@ -268,8 +268,9 @@ def test_validate_torch_must_be_a_pytorch(ported: dict[str, Path], tmp_path: Pat
 
 
 @pytest.mark.shared
+@pytest.mark.compiles
 @pytest.mark.parametrize("name", list(EXPECTED))
-def test_kernels_compile_against_ported_pytorch_260(ported: dict[str, Path], ported_260: Path, name: str) -> None:
+def test_kernels_compile_against_ported_pytorch_260(ported: dict[str, Path], ported_260: Path, clang, name: str) -> None:
     """The evidence: PyTorch 2.6.0's port has the ATen, c10/musa and torch/library.h headers the kernels use
     (the bundled fixture tree does not), the shim declares only MUSA names."""
     result = musaport("validate", "--compile", "--out", str(ported[name]), "--torch", str(ported_260), "-j", "1",
@@ -280,7 +281,8 @@ def test_kernels_compile_against_ported_pytorch_260(ported: dict[str, Path], por
 
 
 @pytest.mark.shared
-def test_a_cuda_name_left_in_fails_to_compile(ported: dict[str, Path], ported_260: Path, tmp_path: Path) -> None:
+@pytest.mark.compiles
+def test_a_cuda_name_left_in_fails_to_compile(ported: dict[str, Path], ported_260: Path, clang, tmp_path: Path) -> None:
     out = tmp_path / "rnnt"
     shutil.copytree(ported["rnnt_lib"], out)
     kernel = out / TREE / "src/lib/rnnt/gpu/compute.mu"
