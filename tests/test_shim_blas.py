@@ -3,7 +3,6 @@ products computed here in Python (exact integers, so any indexing or transpositi
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -94,13 +93,12 @@ def _column_major(m: list[list[int]]) -> list[int]:
     return [m[i][j] for j in range(len(m[0])) for i in range(len(m))]
 
 
-def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path) -> None:
-    if shutil.which("g++") is None:
-        pytest.skip("needs g++ to compile against the shim")
+@pytest.mark.compiles
+def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path, gxx: str) -> None:
     source = tmp_path / "blas.cpp"
     source.write_text(PROGRAM)
     binary = tmp_path / "blas"
-    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{shim_include()}", str(source), "-o", str(binary)], check=True)
+    subprocess.run([gxx, "-std=c++17", "-O1", f"-I{shim_include()}", str(source), "-o", str(binary)], check=True)
     rows = {ln.split()[0]: ln.split()[1:] for ln in subprocess.run([str(binary)], capture_output=True, text=True,
                                                                      check=True).stdout.splitlines()}
     a, b = [[1, 2, 3], [4, 5, 6]], [[7, 8], [9, 10], [11, 12]]
