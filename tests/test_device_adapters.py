@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from musaport.outdir import OutDir
-from musaport.validate.device import build_device
+from musaport.validate.device.build import build_device
 
 # The operators the adapters call through the dispatcher, and what their kernels call in turn.
 OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "addmm", "bmm", "baddbmm",
