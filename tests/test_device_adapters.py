@@ -27,7 +27,8 @@ OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "ad
        "std", "var", "std_mean", "var_mean", "mode", "_cdist_forward", "_cdist_backward", "_pdist_forward",
        "_pdist_backward", "_index_put_impl_", "index", "sort", "sqrt", "complex", "where", "eq", "ne",
        "masked_fill_", "abs", "pow", "clamp_min", "sub", "div", "neg", "sign", "arange", "nonzero",
-       "_transform_bias_rescale_qkv", "_masked_softmax", "_softmax", "linear", "t", "transpose", "clone")
+       "_transform_bias_rescale_qkv", "_masked_softmax", "_softmax", "linear", "t", "transpose", "clone",
+       "log_sigmoid_forward", "log_sigmoid_backward")
 
 PRELUDE = """
 import sys, torch, torch.nn.functional as F
@@ -92,7 +93,8 @@ same(lambda x, w: F.conv_transpose3d(x, w), torch.randn(1, 2, 3, 3, 3), torch.ra
 def test_operators_the_generic_code_refuses_run_on_the_ports_kernels(device) -> None:
     """std/var and their _mean forms, mode, cdist, pdist ("supports tensors on a CPU, CUDA, or XPU device
     only") and index_put with accumulate=True ("index_put does not support accumulate=true") run on the
-    ported kernels (the dispatch stubs the ported files fill for PrivateUse1)."""
+    ported kernels (the dispatch stubs the ported files fill for PrivateUse1); so does log_sigmoid's
+    backward, whose generic CUDA kernel called the stub's CUDA slot."""
     _passes(device, """
 a = torch.randn(5, 7, dtype=torch.float64)
 same(lambda a: torch.std(a, 1), a)
@@ -107,6 +109,7 @@ same(lambda x, y: torch.cdist(x, y), torch.randn(30, 3), torch.randn(4, 3), grad
 same(lambda x: F.pdist(x, p=3), torch.randn(6, 4), grad=True)
 same(lambda t, i, v: t.index_put((i,), v, accumulate=True), torch.zeros(5), torch.tensor([0, 1, 1, 4, 1]),
      torch.ones(5))
+same(F.logsigmoid, torch.randn(6), grad=True)  # CUDA's generic kernel named the stub's CUDA slot
 """)
 
 
