@@ -87,9 +87,8 @@ def mu_flags() -> list[str]:
 LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
-# kernels, the operators libtorch's generic code refuses for the device, autocast, and the
-# multi-head attention fast path.
-ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "attention")
+# kernels, the operators libtorch's generic code refuses for the device, and autocast.
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast")
 _ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
 _IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
