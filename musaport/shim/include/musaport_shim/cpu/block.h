@@ -26,10 +26,6 @@
 #include "../builtin_vars.h"
 #include "fiber.h"
 
-#ifndef MUSAPORT_PLAIN_LOOP_ATTR
-#define MUSAPORT_PLAIN_LOOP_ATTR
-#endif
-
 namespace musaport::cpu {
 
 // Whether a thread that has exited counts as arrived at a __syncthreads() the others wait at. CUDA's
@@ -144,7 +140,7 @@ class BlockRunner {
   // filled in as they start (promote() fills in the rest), so a barrier-free block costs per thread a
   // few stores and the kernel itself.
   template <class Kernel>
-  MUSAPORT_PLAIN_LOOP_ATTR void run_plain(Kernel&& kernel) {
+  void run_plain(Kernel&& kernel) {
     uint3 index{0, 0, 0};
     for (unsigned t = 0; t < n_; ++t) {
       Lane& lane = lanes_[t];
