@@ -12,7 +12,7 @@ from musaport.ops.generate import OperatorFiles
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.port.config import Options, load_config
 from musaport.port.run import run
-from musaport.validate.compile import Progress, compile_status
+from musaport.validate.compile.compile import Progress, compile_status
 from musaport.yamlload import load_yaml
 
 
