@@ -157,7 +157,7 @@ def test_products_run_on_the_linked_blas_with_the_same_results(tmp_path: Path) -
     """Linked with the torch wheel's libtorch_cpu.so (as the device build is), the float, double and complex
     products run on its BLAS: the same exact results, transposes, padded leading dimensions, beta and the
     muBLASLt epilogue included."""
-    from musaport.validate import torchenv
+    from musaport.validate.torchwheel import torchenv
 
     env = torchenv.cached("2.6.0")
     lib = env.site_packages / "torch" / "lib" if env else None

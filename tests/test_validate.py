@@ -140,9 +140,9 @@ def test_fixture_kernel_passes_built_as_the_device_builds_kernels(run_mode, name
     with the device's .mu flags (-O3, which inlines kernels into the plain loop) and DEVICE_FLAGS."""
     import subprocess
 
-    from musaport.validate.backend import KERNEL_OPT_FLAGS
-    from musaport.validate.device import DEVICE_FLAGS
-    from musaport.validate.kernels import CXX, _compile_command, link_flags
+    from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
+    from musaport.validate.device.build import DEVICE_FLAGS
+    from musaport.validate.run.kernels import CXX, _compile_command, link_flags
 
     cpp = run_mode[2] / ".musaport" / "validate-run" / f"{name}.cpp"
     obj, lib, loader = tmp_path / f"{name}.o", tmp_path / f"lib{name}.so", tmp_path / "loader"
