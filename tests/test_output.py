@@ -167,8 +167,8 @@ def test_every_command_that_shows_progress_takes_q() -> None:
 
 
 def test_validate_help_gives_the_default_pattern_and_the_required_mode() -> None:
-    text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout)
-    assert "exactly one of --compile, --run, --backend or --opinfo" in text
+    text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout).replace("--merge- reports", "--merge-reports")
+    assert "exactly one of --compile, --run, --backend, --opinfo or --merge-reports" in text
     assert "default: *.mu" in text
 
 
