@@ -157,8 +157,8 @@ def test_validate_samples_are_not_run_ops() -> None:
     assert "--samples" in help_text and "--opinfo: the OpInfo entries" in help_text
     old = _musaport("validate", "--backend", "--ops", "abs", "--out", "nowhere")
     assert old.returncode == 2
-    assert ("musaport: error: --ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo "
-            "(--backend picks its samples with --samples)") in old.stderr
+    assert ("musaport: error: --ops, --pytorch-tests, --test-files, --test-timeout, --shard and --shard-timings "
+            "go with --opinfo (--backend picks its samples with --samples)") in old.stderr
 
 
 def test_every_command_that_shows_progress_takes_q() -> None:
