@@ -514,7 +514,7 @@ def _mode_options(fn):
             fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, hidden=o.hidden,
                               **extra)(fn)
     for mode in reversed(MODES):
-        fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
+        fn = click.option(mode.flag, f"mode_{mode.name.replace('-', '_')}", is_flag=True, help=mode.help)(fn)
     return fn
 
 
@@ -529,8 +529,9 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch.
 
-    Give exactly one of --compile, --run, --backend or --opinfo. PATTERNS select ported files to compile
-    (--compile; default: *.mu) or fixture kernels to run (--run; default: all of them).
+    Give exactly one of --compile, --run, --backend, --opinfo or --merge-reports. PATTERNS select ported
+    files to compile (--compile; default: *.mu), fixture kernels to run (--run; default: all of them) or
+    the --out folders of the shards to merge (--merge-reports).
     """
     from musaport.validate.modes import Invocation, choose, renamed
 
@@ -538,7 +539,8 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
         fail(f"validate {old} is now {new}")
     flags = {name[len("mode_"):]: options.pop(name) for name in list(options) if name.startswith("mode_")}
     mode = choose(flags, options, patterns)
-    _require(mode.command)
+    if mode.command:
+        _require(mode.command)
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
                                  log=log, console=console(), progress=phase_reporter(quiet)))

@@ -172,11 +172,14 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
 def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
                    timeout: float | None = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
                    log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT,
-                   tests_progress: Callable[[str, int, int], None] | None = None) -> list[FileResult]:
+                   tests_progress: Callable[[str, int, int], None] | None = None,
+                   parts: dict[str, list[tuple[int, int]]] | None = None) -> list[FileResult]:
     """Run each test file as ``jobs`` shards, up to ``jobs`` pytest processes at once; per file its counts
     (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
     ``timeout``: each shard's (None: none); ``test_timeout``: each test's (None: none), a test past it
-    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests."""
+    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests.
+    ``parts``: per file, the parts (part, of how many) of it to run (``--shard``: a long file is split
+    across machines; default: the whole file), each as ``jobs`` shards of its own."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -184,35 +187,40 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
     (work / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
     shards = max(1, jobs)
     lock = threading.Lock()
-    parts: dict[str, list[FileResult]] = {name: [] for name in files}
-    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * shards for name in files}
+    tasks = [(name, part * shards + k, of * shards) for name in files
+             for part, of in (parts or {}).get(name, [(0, 1)]) for k in range(shards)]
+    expected = {name: sum(1 for t in tasks if t[0] == name) for name in files}
+    slots = {(name, index): i for name in files for i, (_, index, _) in
+             enumerate(t for t in tasks if t[0] == name)}
+    done_parts: dict[str, list[FileResult]] = {name: [] for name in files}
+    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * expected[name] for name in files}
 
     def tick(name: str, shard: int, done: int, total: int) -> None:
         with lock:
-            ticks[name][shard] = (done, total)
+            ticks[name][slots[(name, shard)]] = (done, total)
             done, total = (sum(col) for col in zip(*ticks[name]))
         if tests_progress:
             tests_progress(name, done, total)
 
-    def one(task: tuple[str, int]) -> None:
-        name, shard = task
+    def one(task: tuple[str, int, int]) -> None:
+        name, shard, count = task
         result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout,
-                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, shards), name)
+                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, count), name)
         with lock:
-            parts[name].append(result)
-            if len(parts[name]) < shards:
+            done_parts[name].append(result)
+            if len(done_parts[name]) < expected[name]:
                 return
-            merged = merge_shards(parts[name])
-            finished = sum(len(p) == shards for p in parts.values())
+            merged = merge_shards(done_parts[name])
+            finished = sum(len(p) == expected[n] for n, p in done_parts.items())
         if progress:
             progress(finished, len(files), f"{name}: {merged.passed} passed, {merged.failed} failed"
                      + (" (timeout)" if merged.timeout else ""))
 
     if progress:
         progress(0, len(files), f"{files[0]}: running" if files else "no files")
-    with ThreadPoolExecutor(max(1, min(jobs, len(files) * shards or 1))) as pool:
-        list(pool.map(one, [(name, k) for name in files for k in range(shards)]))
-    return [merge_shards(parts[name]) for name in files]
+    with ThreadPoolExecutor(max(1, min(jobs, len(tasks) or 1))) as pool:
+        list(pool.map(one, tasks))
+    return [merge_shards(done_parts[name]) for name in files]
 
 
 def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
@@ -256,7 +264,7 @@ def merge_shards(parts: list[FileResult]) -> FileResult:
     if not any(p.ran for p in parts):
         return replace(first, shard=0)
     counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died", "cuda_branch")}
-    notes = [f"shard {p.shard + 1} of {len(parts)}: {p.note}" for p in parts if p.note]
+    notes = [f"shard {i + 1} of {len(parts)}: {p.note}" for i, p in enumerate(parts) if p.note]
     failures = tuple(f for p in parts for f in p.first_failures)[:5]
     return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
                       timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
