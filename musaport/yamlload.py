@@ -37,6 +37,9 @@ def _line_loader() -> type:
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
             seen: set[Any] = set()
             for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):  # ``? [a, b]``: a key no dict can hold
+                    raise LoadError(f"{self.name}:{key_node.start_mark.line + 1}: a key must be a plain value "
+                                    f"(a name or a number), not a {key_node.id}")
                 key = self.construct_object(key_node, deep=deep)
                 if key in seen:
                     raise LoadError(f"{self.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}")

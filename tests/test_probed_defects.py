@@ -326,3 +326,20 @@ def test_configured_value_that_is_not_a_cmake_value_is_one_line(world: tuple[Pat
                          "configured:\n  - template: x.h.in\n    why: w\n    values:\n      A: [1, 2]\n")
     before = (fingerprint(src), fingerprint(out / TREE))
     refused(port(src, out, "--layout", str(layout)), src, out, before, 2, "layout.yaml:5", "'A'", "CMake value")
+
+
+# The second round of probing (issue 36): D1 ... D24, each the probe that found it.
+
+# D15: a YAML key that is a list or a mapping (``? [a, b]``) is one line in every configuration file.
+
+@pytest.mark.parametrize(("option", "text"), [
+    ("--rules", "pack: p\nrules:\n  ? [a, b]\n  : x\n"),
+    ("--layout", "layout: x\n? {a: 1}\n: x\n"),
+    ("--exclude-stubs-file", "stubs:\n  ? [a, b]\n  : x\n"),
+], ids=["rules", "layout", "stubs"])
+def test_yaml_key_that_is_not_a_plain_value_is_one_line(tmp_path: Path, option: str, text: str) -> None:
+    (tmp_path / "k.yaml").write_text(text)
+    result = musaport("run", "--pytorch-src", str(FIXTURE_TREE), "--out", str(tmp_path / "out"), "-q", option,
+                      str(tmp_path / "k.yaml"))
+    assert_one_clear_line(result, 2, "k.yaml:", "a key must be a plain value")
+    assert not (tmp_path / "out" / TREE).exists()
