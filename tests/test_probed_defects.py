@@ -343,3 +343,13 @@ def test_yaml_key_that_is_not_a_plain_value_is_one_line(tmp_path: Path, option: 
                       str(tmp_path / "k.yaml"))
     assert_one_clear_line(result, 2, "k.yaml:", "a key must be a plain value")
     assert not (tmp_path / "out" / TREE).exists()
+
+
+# D19: a per-file bound no timer can hold (inf, 1e10) means no bound; it used to fail every file.
+
+@pytest.mark.parametrize("seconds", ["inf", "1e10", "nan"])
+def test_file_seconds_infinite_or_huge_ports_every_file(tmp_path: Path, seconds: str) -> None:
+    env = dict(os.environ, MUSAPORT_FILE_SECONDS=seconds)
+    result = port(FIXTURE_TREE, tmp_path / "out", "--no-registration", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / TREE / MUSA / "AbsKernel.mu").is_file()

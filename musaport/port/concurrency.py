@@ -8,6 +8,7 @@ Small batches run in-process: a pool costs more than it saves there.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -33,6 +34,9 @@ _BATCH = 64
 # naming the rule, and the run goes on to fail as a whole (exit 1, the output left as it was).
 FILE_SECONDS_ENV = "MUSAPORT_FILE_SECONDS"
 FILE_SECONDS = 60.0
+# A bound this long or longer (``inf`` among them) is no bound: the CPU timer cannot hold it
+# (``setitimer`` overflows near 1e10 s), and no run lasts 11 days.
+UNBOUNDED_SECONDS = 1e6
 
 
 @dataclass(frozen=True)
@@ -116,11 +120,16 @@ def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
 
 
-def _file_seconds() -> float:
+def _file_seconds() -> float | None:
+    """The bound ``MUSAPORT_FILE_SECONDS`` asks for (at least 0.1 s); None: unbounded (``inf``, or a
+    value no timer can hold); the default for what is not a number (``nan`` included)."""
     try:
-        return max(0.1, float(os.environ.get(FILE_SECONDS_ENV, FILE_SECONDS)))
+        seconds = float(os.environ.get(FILE_SECONDS_ENV, FILE_SECONDS))
     except ValueError:
         return FILE_SECONDS
+    if math.isnan(seconds):
+        return FILE_SECONDS
+    return None if seconds >= UNBOUNDED_SECONDS else max(0.1, seconds)
 
 
 def _expired(_signum, _frame) -> None:
@@ -128,7 +137,7 @@ def _expired(_signum, _frame) -> None:
 
 
 @contextmanager
-def _time_bound(seconds: float):
+def _time_bound(seconds: float | None):
     """Raise TimeoutError in this block once it has used ``seconds`` of CPU time.
 
     A profiling timer (SIGPROF) counts this process's CPU time, so a loaded
@@ -136,7 +145,7 @@ def _time_bound(seconds: float):
     signals while it backtracks, so the handler interrupts even one match.
     Two system calls per file; off the main thread (no signals) nothing is bounded.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGPROF, _expired)
