@@ -185,7 +185,7 @@ def main() -> None:
 
 
 def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False) -> tuple[Path, ...]:
-    """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's."""
+    """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's; each once."""
     for path in rules:
         if not path.exists() or path.is_dir():  # a FIFO or <(...) is a pack too (read by yamlload.read_config)
             fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
@@ -193,7 +193,8 @@ def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = Fa
         optional = tuple(optional_pack(p) for p in packs)
     except FileNotFoundError as exc:
         fail(str(exc))
-    return tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
+    every = tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
+    return tuple(dict.fromkeys(every))  # a pack given twice (--pack x --pack x) is loaded once
 
 
 class PackChoice(click.Choice):

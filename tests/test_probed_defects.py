@@ -353,3 +353,15 @@ def test_file_seconds_infinite_or_huge_ports_every_file(tmp_path: Path, seconds:
     result = port(FIXTURE_TREE, tmp_path / "out", "--no-registration", env=env)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out" / TREE / MUSA / "AbsKernel.mu").is_file()
+
+
+# D23: a pack given twice is loaded once (it was a confusing "rule id already declared").
+
+def test_pack_given_twice_is_loaded_once(tmp_path: Path) -> None:
+    optional = FIXTURE_TREE.parent.parent / "rules/optional/torch-musa.yaml"
+    for args in (("--pack", "torch-musa", "--pack", "torch-musa"), ("--pack", "torch-musa", "--rules", str(optional))):
+        listed = musaport("rules", "list", *args)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.count("│ torch-musa-prelude ") == 1
+    result = port(FIXTURE_TREE, tmp_path / "out", "--no-registration", "--pack", "torch-musa", "--pack", "torch-musa")
+    assert result.returncode == 0, result.stderr
