@@ -431,9 +431,27 @@ def rules_explain(rule_id, rules, packs, extension) -> None:
     if text is None:
         from difflib import get_close_matches
 
+        held = _pack_holding(rule_id, packs, extension)
+        if held:
+            fail(f"no rule '{rule_id}' in the packs given; it is in {held}")
         close = get_close_matches(rule_id, [r.id for r in ruleset.rules], n=3)
         fail(f"no rule '{rule_id}'" + (f"; did you mean: {', '.join(close)}?" if close else ""))
     console().print(text, markup=False, highlight=False)
+
+
+def _pack_holding(rule_id: str, packs: tuple[str, ...], extension: bool) -> str:
+    """Which bundled pack not given holds ``rule_id``, with the option that adds it ('' when none does):
+    a report of a ``--pack torch-musa`` run names rules a plain ``rules explain`` does not load."""
+    from musaport.rewrite.rules import load_pack
+
+    offered = [(optional_pack(name), f"the optional pack '{name}'; add --pack {name}")
+               for name in optional_packs() if name not in packs]
+    if not extension:
+        offered += [(path, f"the extension pack {path.stem}; add --extension") for path in extension_packs()]
+    for path, where in offered:
+        if any(rule.id == rule_id for rule in load_pack(path, compile=False)):
+            return where
+    return ""
 
 
 @main.command("parse", short_help="How the parser sees a file (JSON).")

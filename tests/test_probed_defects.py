@@ -365,3 +365,14 @@ def test_pack_given_twice_is_loaded_once(tmp_path: Path) -> None:
         assert listed.stdout.count("│ torch-musa-prelude ") == 1
     result = port(FIXTURE_TREE, tmp_path / "out", "--no-registration", "--pack", "torch-musa", "--pack", "torch-musa")
     assert result.returncode == 0, result.stderr
+
+
+# D24: ``rules explain`` of a rule from a bundled pack not loaded names that pack and its option.
+
+@pytest.mark.parametrize(("rule", "option"), [("torch-musa-prelude", ("--pack", "torch-musa")),
+                                              ("extension-cuda-case-label", ("--extension",))])
+def test_rules_explain_names_the_pack_that_holds_the_rule(rule: str, option: tuple[str, ...]) -> None:
+    assert_one_clear_line(musaport("rules", "explain", rule), 2, repr(rule), f"add {' '.join(option)}")
+    explained = musaport("rules", "explain", rule, *option)
+    assert explained.returncode == 0, explained.stderr
+    assert rule in explained.stdout
