@@ -463,7 +463,11 @@ def parse_cmd(file: Path) -> None:
     from musaport.cpp.parser import parse
     from musaport.cpp.structure import structure
 
-    parsed = parse(file.read_bytes())
+    from musaport.port.layout import MAX_SOURCE_BYTES
+    from musaport.yamlload import read_config
+
+    # Bounded, and never blocked on a FIFO without a writer (/dev/zero would fill the memory).
+    parsed = parse(read_config(file, MAX_SOURCE_BYTES, "a source file (a run skips a source this size)"))
     spans = [{"context": s.context, "start": s.start, "end": s.end, "text": parsed.text[s.start:s.end]}
              for s in parsed.spans]
     click.echo(json.dumps({"spans": spans, "structure": structure(parsed).to_json()}, indent=2))

@@ -376,3 +376,27 @@ def test_rules_explain_names_the_pack_that_holds_the_rule(rule: str, option: tup
     explained = musaport("rules", "explain", rule, *option)
     assert explained.returncode == 0, explained.stderr
     assert rule in explained.stdout
+
+
+# D21: parse reads with the bound every whole-file read has, and does not wait for a FIFO's writer.
+
+def _two_gigabytes() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # the old code read /dev/zero until memory ran out
+
+
+def test_parse_of_dev_zero_is_refused_by_size() -> None:
+    result = musaport("parse", "/dev/zero", timeout=60, preexec_fn=_two_gigabytes)
+    assert_one_clear_line(result, 2, "/dev/zero", "too large")
+
+
+def test_parse_of_a_fifo_without_writer_does_not_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "k.cu")
+    result = musaport("parse", str(tmp_path / "k.cu"), timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["spans"] == []
+    piped = subprocess.run(["bash", "-c", "musaport parse <(echo '// hello')"], capture_output=True, text=True,
+                           timeout=60)  # a pipe with a writer is still read to its end
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["spans"][0]["text"] == "// hello"
