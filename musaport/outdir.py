@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from musaport.errors import LoadError
+from musaport.fstree import make_dirs
 
 TREE = "generated_cuda_compatible"
 STATE_DIR = ".musaport"
@@ -250,7 +251,7 @@ def write_atomic(path: Path, data: bytes) -> bool:
             return False
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_bytes(data)

@@ -400,3 +400,53 @@ def test_parse_of_a_fifo_without_writer_does_not_hang(tmp_path: Path) -> None:
                            timeout=60)  # a pipe with a writer is still read to its end
     assert piped.returncode == 0, piped.stderr
     assert json.loads(piped.stdout)["spans"][0]["text"] == "// hello"
+
+
+# D17: a tree 1,100 folders deep is walked, ported, cleaned and searched without recursion.
+
+def _deep(base: Path, levels: int = 1100) -> Path:
+    """``base/d/d/.../d`` (``Path.mkdir(parents=True)`` itself recurses once per level)."""
+    folder = base
+    for _ in range(levels):
+        folder = folder / "d"
+        folder.mkdir()
+    return folder
+
+
+@pytest.fixture()
+def deep_tmp(tmp_path: Path):
+    """``tmp_path``, removed by the test itself: pytest's own clean-up (shutil.rmtree) recurses per level."""
+    from musaport.fstree import remove_tree
+
+    yield tmp_path
+    remove_tree(tmp_path)
+
+
+def test_tree_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
+    tmp_path = deep_tmp
+    src, out = tmp_path / "pytorch", tmp_path / "out"
+    shutil.copytree(FIXTURE_TREE, src)
+    (_deep(src / CUDA) / "Deep.cu").write_text("__global__ void deep_kernel() { cudaDeviceSynchronize(); }\n")
+    result = port(src, out, "--no-registration")
+    assert result.returncode == 0, result.stderr[-2000:]
+    ported = f"{MUSA}/{'d/' * 1100}Deep.mu"
+    assert (out / TREE / ported).is_file()
+    found = musaport("whereis", "deep_kernel", "--out", str(out))
+    assert found.returncode == 0 and ported in found.stdout, found.stderr[-2000:]
+    from musaport.fstree import remove_tree
+
+    remove_tree(src / CUDA / "d")
+    result = port(src, out, "--no-registration")  # its port goes, with its 1,100 folders
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert not (out / TREE / MUSA / "d").exists()
+
+
+def test_extension_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
+    tmp_path = deep_tmp
+    src, out = tmp_path / "proj", tmp_path / "out"
+    shutil.copytree(FIXTURE_TREE.parent.parent / "fixtures/extensions/imgops", src)
+    (_deep(src / "csrc") / "deep.cu").write_text("__global__ void deep_kernel() { cudaDeviceSynchronize(); }\n")
+    result = musaport("run", "--src", str(src), "--out", str(out), "-q")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (out / TREE / "csrc" / ("d/" * 1100 + "deep.mu")).is_file() or \
+        (out / TREE / "csrc" / ("d/" * 1100 + "deep.cu")).is_file()

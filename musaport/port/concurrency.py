@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from musaport.fstree import make_dirs
 from musaport.children import tied_to_this_process
 from musaport.cpp.parser import decode, encode
 from musaport.port.cmake_headers import render
@@ -91,7 +92,7 @@ def _staged(result: FileResult) -> FileResult:
         current = None
     if current != result.data:
         path = _CONTEXT.stage / result.out
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         path.write_bytes(result.data)
         staged = True
     return replace(result, data=None, staged=staged)

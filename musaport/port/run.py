@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport.errors import LoadError
+from musaport.fstree import walk
 from musaport.outdir import OutDir, write_atomic
 from musaport.port import cache
 from musaport.port.concurrency import Context, port_all
@@ -184,7 +185,7 @@ def _holds(path: Path, data: bytes) -> bool:
 def _existing(tree: Path) -> list[str]:
     """Every file currently in the output tree, as tree-relative POSIX paths."""
     out = []
-    for folder, _, files in os.walk(tree):
+    for folder, _, files in walk(tree):
         rel = Path(folder).relative_to(tree).as_posix()
         out.extend(name if rel == "." else f"{rel}/{name}" for name in files)
     return out

@@ -11,11 +11,11 @@ are not touched, so their mtimes stay and a build recompiles nothing.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from musaport import jsoncache
 from musaport.errors import LoadError
+from musaport.fstree import make_dirs, remove_tree
 from musaport.outdir import OUTPUTS_MANIFEST, STAGING_PREFIX
 
 
@@ -33,14 +33,14 @@ class Stage:
         """Remove staging folders left by interrupted runs."""
         if self.state.is_dir():
             for old in self.state.glob(f"{STAGING_PREFIX}*"):
-                shutil.rmtree(old, ignore_errors=True)
+                remove_tree(old)
 
     def put(self, rel: str, data: bytes) -> None:
         """Stage ``data`` to land at ``out/rel``; a second put for ``rel`` is a bug."""
         if rel in self.files:
             raise ValueError(f"two outputs for {rel}")
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         path.write_bytes(data)
         self.files[rel] = path
 
@@ -81,7 +81,7 @@ class Stage:
         """Move staged files into place (each an atomic rename) and delete removals."""
         for rel in sorted(self.files):
             dest = self.out / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(dest.parent)
             os.replace(self.files[rel], dest)
         for rel in sorted(self.removals - set(self.files)):
             path = self.out / rel
@@ -91,7 +91,7 @@ class Stage:
         self.discard()
 
     def discard(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
 
 
 def _prune_empty(folder: Path, stop: Path) -> None:
