@@ -450,3 +450,30 @@ def test_extension_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert (out / TREE / "csrc" / ("d/" * 1100 + "deep.mu")).is_file() or \
         (out / TREE / "csrc" / ("d/" * 1100 + "deep.cu")).is_file()
+
+
+# D6: an extension's --out in (or above) a folder of its CUDA sources is refused, as for PyTorch.
+
+EXTENSION = FIXTURE_TREE.parent.parent / "fixtures/extensions/imgops"
+
+
+@pytest.mark.parametrize(("out", "needle"), [("csrc/ops/cuda", "inside the ported source folder csrc/ops/cuda"),
+                                             ("csrc/ops/cuda/build", "inside the ported source folder"),
+                                             ("csrc", "holds the ported source folder")])
+def test_extension_out_among_its_sources_is_refused(tmp_path: Path, out: str, needle: str) -> None:
+    src = tmp_path / "proj"
+    shutil.copytree(EXTENSION, src)
+    before = fingerprint(src)
+    result = musaport("run", "--src", str(src), "--out", str(src / out), "-q")
+    assert_one_clear_line(result, 2, needle)
+    assert fingerprint(src) == before, "the run wrote into the project's source folders"
+
+
+def test_extension_out_inside_the_project_still_works(tmp_path: Path) -> None:
+    src = tmp_path / "proj"
+    shutil.copytree(EXTENSION, src)
+    for _ in range(2):  # the second run sees the first one's port in --out and leaves it out
+        result = musaport("run", "--src", str(src), "--out", str(src / "out"), "-q")
+        assert result.returncode == 0, result.stderr
+    assert "csrc/ops/cuda/box_iou_kernel.cu" in json.loads((src / "out/porting_report.json").read_text())["files"]
+    assert not any(k.startswith("out/") for k in json.loads((src / "out/porting_report.json").read_text())["files"])
