@@ -96,23 +96,51 @@ class OutDir:
         module declares, so every name under ``--out`` has its one owner here."""
         if name not in STATE_FILES:
             raise ValueError(f"{name}: not a state file OutDir knows (declare it in musaport/outdir.py)")
-        return self.state / name
+        return self.guard(self.state / name)
 
     def work(self, name: str) -> Path:
         """A work folder under the state folder (``validate``, ``validate-run``, ``backend``, ``device``, ``opinfo``)."""
         if name not in WORK_DIRS:
             raise ValueError(f"{name}: not a work folder OutDir knows (declare it in musaport/outdir.py)")
-        return self.state / name
+        return self.guard(self.state / name)
 
     def top(self, name: str) -> Path:
         """A report at the top of ``--out`` (``validate_report.md``, ...)."""
         if name not in TOP_FILES:
             raise ValueError(f"{name}: not a report OutDir knows (declare it in musaport/outdir.py)")
-        return self.root / name
+        return self.guard(self.root / name)
 
     def staging(self, pid: int) -> Path:
         """The staging folder of the run with process id ``pid``."""
-        return self.state / f"{STAGING_PREFIX}{pid}"
+        return self.guard(self.state / f"{STAGING_PREFIX}{pid}")
+
+    def guard(self, path: Path) -> Path:
+        """``path``, when it lands inside ``--out`` with every symbolic link on its way resolved; else a
+        LoadError (exit 2) naming it.
+
+        The one check of every place musaport writes under ``--out``: the
+        accessors that hand out a place to write (``state_file``, ``work``,
+        ``top``, ``staging``) and :meth:`write` pass through it, and so do
+        :meth:`prepare` (the tree, the state folder, the reports, the lock,
+        before anything is written) and the staged commit (every folder it
+        renames into).  A link that stays inside ``--out`` is harmless; one
+        that leaves it (``generated_cuda_compatible -> ../src``) would write
+        over files that are not musaport's.
+        """
+        root = self.root.resolve()
+        try:
+            target = path.resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            target = None
+        if target is None or not target.is_relative_to(root):
+            where = "a symbolic link loop" if target is None else f"it leads to {target}"
+            raise LoadError(f"{path}: outside --out {self.root} once symbolic links are followed ({where}); "
+                            "musaport writes only inside --out: remove the link; nothing was changed")
+        return path
+
+    def write(self, path: Path, data: bytes) -> bool:
+        """:func:`write_atomic` of a file under ``--out``, checked by :meth:`guard` first."""
+        return write_atomic(self.guard(path), data)
 
     def porting_report(self) -> dict[str, Any]:
         """The last run's ``porting_report.json`` (empty when there is none or it is unreadable)."""
@@ -135,10 +163,14 @@ class OutDir:
 
     def prepare(self) -> None:
         """Create ``--out`` and its state folder, or refuse it in one line (a file, unwritable, a state
-        folder that is a symbolic link: caches, lock and staging would land outside ``--out``)."""
+        folder that is a symbolic link: caches, lock and staging would land outside ``--out``; a tree, a
+        report or the lock that leads outside it, see :meth:`guard`)."""
         if self.root.exists() and not self.root.is_dir():
             raise LoadError(f"{self.root}: --out exists and is not a folder")
         self.refuse_linked_state()
+        for path in (self.tree, self.state, self.staging(os.getpid()), *(self.state / name for name in STATE_FILES),
+                     *(self.state / name for name in WORK_DIRS), *(self.root / name for name in TOP_FILES)):
+            self.guard(path)  # every name this module owns, before anything is written
         try:
             self.state.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -209,7 +241,7 @@ class OutDir:
     def record_reports(self) -> None:
         """Remember the reports just written (their sha256), so the next run knows them for its own."""
         record = {p.name: _sha256(p) for p in self.reports() if p.is_file()}
-        write_atomic(self.state / REPORTS_RECORD, json.dumps(record, sort_keys=True).encode())
+        self.write(self.state / REPORTS_RECORD, json.dumps(record, sort_keys=True).encode())
 
     def foreign_report(self) -> Path | None:
         """A report at the top of ``--out`` that musaport did not write (a run would overwrite it).

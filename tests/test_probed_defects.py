@@ -477,3 +477,85 @@ def test_extension_out_inside_the_project_still_works(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
     assert "csrc/ops/cuda/box_iou_kernel.cu" in json.loads((src / "out/porting_report.json").read_text())["files"]
     assert not any(k.startswith("out/") for k in json.loads((src / "out/porting_report.json").read_text())["files"])
+
+
+# D1, D10: no write follows a symbolic link out of --out (OutDir.guard, before anything is written).
+
+def _outside_link(out: Path, name: str, target: Path) -> None:
+    (out / name).parent.mkdir(parents=True, exist_ok=True)
+    (out / name).unlink(missing_ok=True)
+    (out / name).symlink_to(target)
+
+
+def test_tree_linked_to_the_extension_source_is_refused(tmp_path: Path) -> None:
+    src, out = tmp_path / "proj", tmp_path / "out"
+    shutil.copytree(EXTENSION, src)
+    _outside_link(out, TREE, Path("../proj"))
+    before = fingerprint(src)
+    assert_one_clear_line(musaport("run", "--src", str(src), "--out", str(out), "-q"), 2, TREE, "outside --out",
+                          str(src))
+    assert fingerprint(src) == before, "setup.py and the sources were rewritten through the link"
+    assert sorted(p.name for p in out.iterdir()) == [TREE], "something was written before the refusal"
+
+
+def test_tree_linked_to_the_pytorch_source_is_refused(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, _ = world
+    out = tmp_path / "out2"
+    _outside_link(out, TREE, src)
+    before = fingerprint(src)
+    assert_one_clear_line(port(src, out), 2, TREE, "outside --out")
+    assert fingerprint(src) == before
+
+
+@pytest.mark.parametrize("name", [".musaport/lock", ".musaport/cache.json", ".musaport/request.json"])
+def test_state_file_linked_outside_is_refused(world: tuple[Path, Path], tmp_path: Path, name: str) -> None:
+    src, out = world
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _outside_link(out, name, outside / "victim")
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")  # a run with work to do
+    before = fingerprint(out / TREE)
+    assert_one_clear_line(port(src, out), 2, name.split("/")[-1], "outside --out")
+    assert list(outside.iterdir()) == [] and fingerprint(out / TREE) == before
+
+
+def test_staging_folder_linked_outside_is_never_followed(world: tuple[Path, Path], tmp_path: Path) -> None:
+    """In-process, so the staging folder's name (the run's pid) is known before the run."""
+    from musaport.errors import LoadError
+    from musaport.ops.generate import OperatorFiles
+    from musaport.port.config import Options, load_config
+    from musaport.port.run import run
+    from musaport.resources import default_layout, default_packs
+
+    src, out = world
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _outside_link(out, f".musaport/staging-{os.getpid()}", outside)
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
+    with pytest.raises(LoadError, match="outside --out"):
+        run(opts, load_config(opts))
+    assert list(outside.iterdir()) == []
+
+
+def test_validate_work_folder_linked_outside_is_refused(world: tuple[Path, Path], tmp_path: Path, clang) -> None:
+    _, out = world
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _outside_link(out, ".musaport/validate", outside)
+    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out), "-q"), 2, "validate", "outside --out")
+    assert list(outside.iterdir()) == []
+
+
+# D5: check refuses an --out inside either tree before porting either.
+
+def test_check_out_inside_the_baseline_is_refused_before_porting(tmp_path: Path) -> None:
+    new, old = tmp_path / "new", tmp_path / "old"
+    shutil.copytree(FIXTURE_TREE, new)
+    shutil.copytree(FIXTURE_TREE, old)
+    before = fingerprint(old)
+    result = musaport("check", "--pytorch-src", str(new), "--baseline", str(old), "--out", str(old / "aten/x"))
+    assert_one_clear_line(result, 2, "--out is inside the source tree", str(old))
+    assert fingerprint(old) == before, "NEW was ported into OLD"

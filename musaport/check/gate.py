@@ -11,6 +11,7 @@ from musaport.errors import EXIT_FAILED, EXIT_OK, ToolError
 from musaport.ops.generate import OperatorFiles
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.port.config import Options, load_config
+from musaport.port.layout import check_out, load_layout
 from musaport.port.run import run
 from musaport.validate.compile import Progress, compile_status
 from musaport.yamlload import load_yaml
@@ -65,8 +66,18 @@ def _validation(out: Path, jobs: int, progress: Progress | None = None) -> dict[
     return compile_status(OutDir(out), jobs, progress=progress)
 
 
+def refuse_out_in_trees(opts: CheckOptions) -> None:
+    """Refuse, before either side is ported, an ``--out`` (whose ``new``/``old`` ports and reports the check
+    writes) inside either tree: the port of NEW would otherwise land in OLD before OLD's own run refused it."""
+    layout = load_layout(opts.layout)
+    for tree in (opts.new, opts.baseline_tree):
+        if tree is not None:
+            check_out(layout, tree, opts.out)
+
+
 def check(opts: CheckOptions) -> tuple[dict, int]:
     """Run the check; return its JSON document and the exit code."""
+    refuse_out_in_trees(opts)
     if opts.baseline_report is not None:
         old = load_baseline(opts.baseline_report)  # first: a bad report fails before the port of NEW
         new = snapshot_of(opts.new, opts.out / "new", opts)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from musaport.errors import LoadError
-from musaport.outdir import OutDir, write_atomic
+from musaport.outdir import OutDir
 
 if TYPE_CHECKING:
     from musaport.port.layout import Layout
@@ -74,7 +74,7 @@ class Request:
                    str(data["generation"]), bool(data["discovered"]))
 
     def save(self, out: OutDir) -> None:
-        write_atomic(out.request_file, (json.dumps(self.to_json(), indent=1) + "\n").encode())
+        out.write(out.request_file, (json.dumps(self.to_json(), indent=1) + "\n").encode())
 
     @classmethod
     def load(cls, out: OutDir) -> "Request | None":

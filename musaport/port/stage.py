@@ -16,16 +16,17 @@ from pathlib import Path
 from musaport import jsoncache
 from musaport.errors import LoadError
 from musaport.fstree import make_dirs, remove_tree
-from musaport.outdir import OUTPUTS_MANIFEST, STAGING_PREFIX
+from musaport.outdir import OUTPUTS_MANIFEST, STAGING_PREFIX, OutDir
 
 
 class Stage:
     """A staging folder for one run's new files."""
 
-    def __init__(self, dest: Path, state: Path) -> None:
-        self.out = dest
-        self.state = state
-        self.root = state / f"{STAGING_PREFIX}{os.getpid()}"
+    def __init__(self, out: OutDir) -> None:
+        self.dir = out
+        self.out = out.tree
+        self.state = out.state
+        self.root = out.staging(os.getpid())
         self.files: dict[str, Path] = {}
         self.removals: set[str] = set()
 
@@ -54,28 +55,30 @@ class Stage:
         self.removals.add(rel)
 
     def refuse_escapes(self) -> None:
-        """A LoadError, with nothing changed, when an output would land outside the tree.
+        """A LoadError, with nothing changed, when an output would land outside ``--out``.
 
         Discovery keeps output paths relative and free of ``..``; what is left
-        is a symlinked folder inside the output tree, which a rename follows.
+        is a symbolic link on the way (the tree itself, or a folder in it),
+        which a rename follows: every folder a rename or removal goes to passes
+        ``OutDir.guard``.
         """
-        tree = self.out.resolve()
         folders = {rel.rpartition("/")[0] for rel in set(self.files) | self.removals}
         for folder in sorted(folders):
-            if not (self.out / folder).resolve().is_relative_to(tree):
+            try:
+                self.dir.guard(self.out / folder if folder else self.out)
+            except LoadError:
                 self.discard()
-                raise LoadError(f"{self.out / folder}: outputs would land outside {self.out} (a symlinked "
-                                "folder in the output tree?); nothing was changed")
+                raise
 
     def recorded_outputs(self) -> set[str] | None:
         """The tree paths the tool wrote, as last recorded (None: no record)."""
-        doc = jsoncache.load(self.state / OUTPUTS_MANIFEST)
+        doc = jsoncache.load(self.dir.state_file(OUTPUTS_MANIFEST))
         outputs = doc.get("outputs") if doc else None
         return set(outputs) if isinstance(outputs, list) else None
 
     def record_outputs(self, outputs: set[str]) -> None:
         """Remember which tree paths are the tool's, so only those are ever removed."""
-        jsoncache.dump(self.state / OUTPUTS_MANIFEST, {"outputs": sorted(outputs)})
+        jsoncache.dump(self.dir.state_file(OUTPUTS_MANIFEST), {"outputs": sorted(outputs)})
 
     def commit(self) -> None:
         """Move staged files into place (each an atomic rename) and delete removals."""
