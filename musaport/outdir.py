@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 from musaport.errors import LoadError
 from musaport.fstree import make_dirs
+from musaport.jsonfile import load_json
 
 TREE = "generated_cuda_compatible"
 STATE_DIR = ".musaport"
@@ -60,6 +61,8 @@ REQUEST_NAME = "request.json"
 # In the state folder: the sha256 of each report musaport wrote at the top of --out, so a
 # report someone else put there is refused instead of overwritten.
 REPORTS_RECORD = "reports.json"
+# What of porting_report.json other commands read (``jsonfile`` shape): a report that does not fit is damaged.
+REPORT_SHAPE = {"source": str, "files": {"*": {"out": str, "*": object}}, "generated?": [str], "*": object}
 STATE_FILES = frozenset({CACHE_INDEX, CACHE_RESULTS, CONFIG_SNAPSHOT, OPERATOR_SCAN, OUTPUTS_MANIFEST, REQUEST_NAME,
                          REPORTS_RECORD, COMMIT_MARKER, LOCK})
 
@@ -143,13 +146,15 @@ class OutDir:
         return write_atomic(self.guard(path), data)
 
     def porting_report(self) -> dict[str, Any]:
-        """The last run's ``porting_report.json`` (empty when there is none or it is unreadable)."""
+        """The last run's ``porting_report.json`` (empty when there is none, or it is damaged: see
+        :meth:`report_damaged`)."""
         if self._report is None:
-            try:
-                self._report = json.loads(self.report_json.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                self._report = {}
+            self._report = load_json(self.report_json, REPORT_SHAPE) or {}
         return self._report
+
+    def report_damaged(self) -> bool:
+        """True when ``porting_report.json`` is there but not a report (truncated, hand-edited, too deep)."""
+        return self.report_json.is_file() and not self.porting_report()
 
     def source(self) -> Path | None:
         """The tree the port was made from, as the report names it."""
@@ -219,23 +224,25 @@ class OutDir:
         self.require_whole()
 
     def require_whole(self) -> None:
-        """Refuse a tree a killed run left half moved into place, or state behind a symbolic link."""
+        """Refuse a tree a killed run left half moved into place, a damaged report, or state behind a
+        symbolic link."""
         self.refuse_linked_state()
+        if self.report_damaged():
+            raise LoadError(f"{self.report_json}: damaged (truncated?), so what this port holds is unknown; "
+                            f"run '{self._rerun()}' again (a run that changes nothing writes it again)")
         if self.commit_marker.exists():
             raise LoadError(f"{self.root}: a run was stopped while moving its outputs into place "
                             f"({self.commit_marker} exists), so the tree mixes two ports; "
                             f"run '{self._rerun()}' again first")
 
     def _rerun(self) -> str:
-        """The command that ports this ``--out`` again (naming its tree, when the report says which)."""
-        source = self.source()
+        """The command that ports this ``--out`` again (naming its tree, when the request or the report says
+        which)."""
+        request = load_json(self.request_file, {"source": str, "discovered": bool, "*": object}) or {}
+        source = request.get("source") or self.source()
         if source is None:
             return f"musaport run --out {self.root}"
-        try:
-            discovered = json.loads(self.request_file.read_bytes()).get("discovered")
-        except (OSError, ValueError, AttributeError):
-            discovered = False
-        return f"musaport run --{'src' if discovered else 'pytorch-src'} {source} --out {self.root}"
+        return f"musaport run --{'src' if request.get('discovered') else 'pytorch-src'} {source} --out {self.root}"
 
 
     def record_reports(self) -> None:
@@ -243,22 +250,34 @@ class OutDir:
         record = {p.name: _sha256(p) for p in self.reports() if p.is_file()}
         self.write(self.state / REPORTS_RECORD, json.dumps(record, sort_keys=True).encode())
 
+    def reports_intact(self) -> bool:
+        """True when both reports are the ones the last run recorded writing (a truncated or edited one is
+        not: a run that changes nothing then writes them again, or refuses an edited one)."""
+        record = load_json(self.state / REPORTS_RECORD, {"*": str})
+        if record is None:
+            return all(p.is_file() for p in self.reports())  # an --out from before the record
+        try:
+            return all(record.get(p.name) == _sha256(p) for p in self.reports())
+        except OSError:
+            return False
+
     def foreign_report(self) -> Path | None:
         """A report at the top of ``--out`` that musaport did not write (a run would overwrite it).
 
         A report is musaport's when its hash is the recorded one; an ``--out``
         from before the record (no record, but the outputs manifest of a
-        commit) counts its reports as musaport's.
+        commit) counts its reports as musaport's.  A ``porting_report.json``
+        that is no report at all (truncated) where musaport recorded one is
+        musaport's, damaged: the run writes it again.
         """
-        try:
-            record = json.loads((self.state / REPORTS_RECORD).read_bytes())
-        except (OSError, ValueError):
-            record = None
+        record = load_json(self.state / REPORTS_RECORD, {"*": str})
         for path in self.reports():
             if not path.exists() and not path.is_symlink():
                 continue
             if path.is_symlink() or not path.is_file():
                 return path
+            if isinstance(record, dict) and path == self.report_json and self.report_damaged():
+                continue  # musaport wrote a report here and this one is damaged (truncated): written again
             if isinstance(record, dict):
                 if record.get(path.name) != _sha256(path):
                     return path

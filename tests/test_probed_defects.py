@@ -559,3 +559,72 @@ def test_check_out_inside_the_baseline_is_refused_before_porting(tmp_path: Path)
     result = musaport("check", "--pytorch-src", str(new), "--baseline", str(old), "--out", str(old / "aten/x"))
     assert_one_clear_line(result, 2, "--out is inside the source tree", str(old))
     assert fingerprint(old) == before, "NEW was ported into OLD"
+
+
+# D14: every JSON file of ours is read through jsonfile: too deep, truncated or of the wrong shape is a fresh
+# start (a cache) or one line (a request, a baseline report), never a traceback.
+
+DEEP = "[" * 100_000
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("cache.json", DEEP), ("cache.json", '{"key": 1, "files": 3}'), ("cache.json", "{\"files\": {\"a\": [1]}}"),
+    ("operator-scan.json", DEEP), ("reports.json", DEEP), ("outputs.json", '{"outputs": 7}'),
+    ("config-snapshot.json", DEEP),
+])
+def test_damaged_state_file_is_a_fresh_start(world: tuple[Path, Path], name: str, text: str) -> None:
+    src, out = world
+    (out / ".musaport" / name).write_text(text)
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "// edited" in (out / TREE / MUSA / "AbsKernel.mu").read_text()
+
+
+def test_forged_cache_summary_is_not_printed(world: tuple[Path, Path]) -> None:
+    """A cache index of the right key whose summary is not one: the run works instead of printing it."""
+    src, out = world
+    assert port(src, out).returncode == 0  # a port of this very tree: the next run is warm
+    index = json.loads((out / ".musaport/cache.json").read_text())
+    index["summary"] = {"counts": 5}
+    (out / ".musaport/cache.json").write_text(json.dumps(index))
+    result = musaport("run", "--pytorch-src", str(src), "--out", str(out))
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("text", [DEEP, '{"format": 1, "source": 5}'])
+def test_damaged_request_is_one_line(world: tuple[Path, Path], text: str) -> None:
+    _, out = world
+    (out / ".musaport/request.json").write_text(text)
+    assert_one_clear_line(musaport("diff", "abs", "--out", str(out), "--stat"), 2, "request.json", "run 'musaport run'")
+
+
+def test_baseline_report_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text(DEEP)
+    result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline-report", str(tmp_path / "r.json"),
+                      "--out", str(tmp_path / "check"))
+    assert_one_clear_line(result, 2, "r.json", "nested too deeply")
+
+
+# D11: diff names the tree OUT came from or refuses; a rerun that changes nothing repairs a truncated report.
+
+def test_diff_of_a_port_whose_tree_is_gone_is_refused(world: tuple[Path, Path]) -> None:
+    src, out = world
+    assert port(src, out).returncode == 0  # a port of this very tree
+    shutil.move(src, src.with_name("moved"))
+    assert_one_clear_line(musaport("diff", "abs", "--out", str(out), "--stat"), 2, str(src), "is gone")
+
+
+def test_truncated_report_is_refused_then_repaired_by_a_rerun(world: tuple[Path, Path]) -> None:
+    src, out = world
+    assert port(src, out).returncode == 0  # a port of this very tree
+    whole = (out / "porting_report.json").read_bytes()
+    (out / "porting_report.json").write_bytes(whole[:100])
+    for command in (("diff", "abs", "--stat"), ("whereis", "abs_kernel_musa")):
+        assert_one_clear_line(musaport(*command, "--out", str(out)), 2, "porting_report.json", "damaged",
+                              f"--pytorch-src {src}")
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr
+    assert (out / "porting_report.json").read_bytes() == whole
+    assert musaport("diff", "abs", "--out", str(out), "--stat").returncode == 0
