@@ -171,11 +171,23 @@ class _Commands(click.Group):
             fail(str(exc), EXIT_FAILED)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
-            fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
+            fail(f"{where}{exc.strerror or exc}; {_previous_output()}", EXIT_FAILED)
         except Terminated:
-            fail("terminated (SIGTERM); the previous output was left as it was", EXIT_TERMINATED)
+            fail(f"terminated (SIGTERM); {_previous_output()}", EXIT_TERMINATED)
         except KeyboardInterrupt:
-            fail("interrupted; the previous output was left as it was", 130)
+            fail(f"interrupted; {_previous_output()}", 130)
+
+
+def _previous_output() -> str:
+    """What a command stopped by an error or a signal did to the output: nothing, unless it was moving a port
+    into place (``OutDir.begin_commit``), which the next run finishes."""
+    from musaport.outdir import changing
+
+    part = changing()
+    if not part:
+        return "the previous output was left as it was"
+    return (f"the output in {part[0]} was partly replaced (the commit did not finish); "
+            "run the same command again to complete it")
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

@@ -67,6 +67,16 @@ STATE_FILES = frozenset({CACHE_INDEX, CACHE_RESULTS, CONFIG_SNAPSHOT, OPERATOR_S
                          REPORTS_RECORD, COMMIT_MARKER, LOCK})
 
 
+# The ported trees this process has begun to change and not finished (a commit between its marker and its
+# reports): an error or an interruption then must not say the previous output was left as it was.
+_CHANGING: list[Path] = []
+
+
+def changing() -> list[Path]:
+    """The ``--out`` folders whose output this process left part-way changed, if it stops now."""
+    return list(_CHANGING)
+
+
 class OutDir:
     """Paths under one ``--out``, and the porting report read at most once."""
 
@@ -210,6 +220,17 @@ class OutDir:
     @property
     def commit_marker(self) -> Path:
         return self.state / COMMIT_MARKER
+
+    def begin_commit(self) -> None:
+        """Write the commit marker: from here until :meth:`end_commit` the tree may mix two ports."""
+        _CHANGING.append(self.root)
+        self.write(self.commit_marker, b"")
+
+    def end_commit(self) -> None:
+        """The commit is whole (its reports written): remove the marker."""
+        self.commit_marker.unlink(missing_ok=True)
+        while self.root in _CHANGING:
+            _CHANGING.remove(self.root)
 
     def refuse_linked_state(self) -> None:
         """Refuse a state folder that is a symbolic link (it would be followed out of ``--out``)."""

@@ -628,3 +628,30 @@ def test_truncated_report_is_refused_then_repaired_by_a_rerun(world: tuple[Path,
     assert result.returncode == 0, result.stderr
     assert (out / "porting_report.json").read_bytes() == whole
     assert musaport("diff", "abs", "--out", str(out), "--stat").returncode == 0
+
+
+# D12: "the previous output was left as it was" only when it was; a failure mid-commit says the tree changed.
+
+def test_failure_after_the_tree_was_replaced_says_so(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (out / ".musaport/cache.json").unlink()
+    (out / ".musaport/cache.json").mkdir()  # the cache is written after the renames: that write fails
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    line = assert_one_clear_line(port(src, out), 1, "cache.json", "partly replaced", "run the same command again")
+    assert "left as it was" not in line
+    assert "// edited" in (out / TREE / MUSA / "AbsKernel.mu").read_text()  # the tree did change
+    (out / ".musaport/cache.json").rmdir()
+    assert port(src, out).returncode == 0
+    assert not (out / ".musaport/commit-in-progress").exists()
+
+
+def test_failure_before_the_commit_still_says_the_output_was_kept(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (out / ".musaport/outputs.json").unlink()
+    (out / ".musaport/outputs.json").mkdir()  # recorded before the marker: the tree is not touched yet
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    before = fingerprint(out / TREE)
+    assert_one_clear_line(port(src, out), 1, "outputs.json", "the previous output was left as it was")
+    assert fingerprint(out / TREE) == before

@@ -135,7 +135,7 @@ def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh:
     report.written, report.removed, report.removed_files = len(stage.files), len(removed), removed
     stage.refuse_escapes()
     stage.record_outputs(owned | wanted)  # a kill mid-commit still knows everything it may have written
-    out.write(out.commit_marker, b"")
+    out.begin_commit()
     stage.commit()
     opts.request().save(out)  # what later commands read the run's rules and layout from
     entries = dict(work.reused)
@@ -197,4 +197,4 @@ def _write_reports(out: OutDir, report: Report) -> None:
     out.write(out.report_md, report.render_markdown().encode())
     out.record_reports()
     if not report.failed:
-        out.commit_marker.unlink(missing_ok=True)
+        out.end_commit()
