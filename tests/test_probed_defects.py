@@ -655,3 +655,16 @@ def test_failure_before_the_commit_still_says_the_output_was_kept(world: tuple[P
     before = fingerprint(out / TREE)
     assert_one_clear_line(port(src, out), 1, "outputs.json", "the previous output was left as it was")
     assert fingerprint(out / TREE) == before
+
+
+# D4 (sources): a source that starts with a UTF-8 byte-order mark keeps it as its port's first bytes.
+
+def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) -> None:
+    src, out = world
+    body = b"#include <cuda_runtime.h>\n__global__ void k() { cudaDeviceSynchronize(); }\n"
+    (src / CUDA / "Bom.cu").write_bytes(b"\xef\xbb\xbf" + body)
+    for extra in ((), ("--pack", "torch-musa")):  # the prelude is inserted at the start: after the mark too
+        assert port(src, out, "--no-registration", *extra).returncode == 0
+        ported = (out / TREE / MUSA / "Bom.mu").read_bytes()
+        assert ported.startswith(b"\xef\xbb\xbf// musaport ") and ported.count(b"\xef\xbb\xbf") == 1
+        assert b"#include <musa_runtime.h>\n" in ported and b"musaDeviceSynchronize" in ported

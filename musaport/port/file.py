@@ -126,9 +126,12 @@ def port_bytes(
     generation step's observer, given the parse of the source so it need not parse it again)."""
     digest = sha256(data)
     warnings = _encoding_warnings(data)
+    bom = data.startswith(BOM)
+    if bom:  # ported without its mark (lexed again alone), which goes back in front of everything
+        data, tokens = data[len(BOM):], None
     text = decode(data)
     if text.startswith(PROVENANCE):
-        return FileResult(src, out, FileStatus.COPIED, digest, digest, warnings=warnings, data=data)
+        return FileResult(src, out, FileStatus.COPIED, digest, digest, warnings=warnings, data=BOM * bom + data)
     parsed = parse(data, tokens)
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
     facts = structure(parsed, code)
@@ -136,11 +139,17 @@ def port_bytes(
     result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
     unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(CODE_ONLY))
     if result.text == text:
-        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts, data,
-                          observed=observed)
-    new = encode(provenance(src, digest, text) + result.text)
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts,
+                          BOM * bom + data, observed=observed)
+    new = BOM * bom + encode(provenance(src, digest, text) + result.text)
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
                       observed=observed)
+
+
+# A UTF-8 byte-order mark. A source that starts with one is ported without it and its port starts with
+# it, before the provenance line and anything a rule inserts at the start: clang and g++ take the mark
+# only as a file's first bytes, and a rule's ``^#include`` must see the line as it is.
+BOM = b"\xef\xbb\xbf"
 
 
 def provenance(src: str, digest: str, text: str) -> str:
