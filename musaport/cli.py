@@ -124,7 +124,7 @@ class _BarAdvance:
 def phase_reporter(quiet: bool):
     """Where long phases are said: nowhere with -q, a bar on a terminal, phase lines elsewhere."""
     if quiet:
-        from musaport.validate.compile import Progress
+        from musaport.validate.compile.compile import Progress
 
         return Progress()
     return PhaseBar() if _is_terminal(stderr=True) else PhaseLines()
@@ -392,6 +392,10 @@ def _summary(report: Report, opts: Options) -> None:
     if summary["unmapped_top"]:
         top = ", ".join(f"{name} ({count})" for name, count in summary["unmapped_top"])
         out.print(f"unmapped CUDA APIs: {summary['unmapped_names']} names; most used: {top}", highlight=False)
+    elif "kept_names" in summary:  # the scan ran (a summary of an older run may not say)
+        kept = summary["kept_names"]
+        more = f"; {kept} kept on purpose, each with its reason in the report" if kept else ""
+        out.print(f"unmapped CUDA APIs: none (no CUDA name left in code or includes{more})", highlight=False)
     out.print(f"findings to review: {summary['findings']}; warnings: {summary['warnings']}")
     out_dir = OutDir(opts.out)
     out.print(f"output: {out_dir.tree}; report: {out_dir.report_md}")

@@ -146,7 +146,7 @@ def probe_tool(req: Requirement) -> Status:
 def probe_clang(req: Requirement) -> Status:
     """The clang ``validate --compile`` runs: the ziglang wheel's, or the one ``MUSAPORT_CLANG`` names."""
     from musaport.errors import LoadError
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     name = toolchain.requested()
     if name == toolchain.DEFAULT:
@@ -185,7 +185,7 @@ def probe_libclang(req: Requirement) -> Status:
 def probe_libtorch(req: Requirement) -> Status:
     """A libtorch ``validate --backend`` fetched into the user cache, else an installed torch's, found
     without importing torch (slow)."""
-    from musaport.validate.libtorch import fetched as fetched_releases
+    from musaport.validate.torchwheel.libtorch import fetched as fetched_releases
 
     fetched = fetched_releases()
     if fetched:

@@ -37,7 +37,14 @@ VALIDATE_JSON = "validate_report.json"
 VALIDATE_MD = "validate_report.md"
 VALIDATE_RUN_JSON = "validate_run.json"
 VALIDATE_BACKEND_JSON = "validate_backend_report.json"
-TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON)
+VALIDATE_OPINFO_JSON = "validate_opinfo_report.json"
+VALIDATE_OPINFO_MD = "validate_opinfo_report.md"
+TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON,
+             VALIDATE_OPINFO_JSON, VALIDATE_OPINFO_MD)
+# The reports of ``musaport check``, one per --format, at the top of check's own --out (whose new/ and
+# old/ hold the two ports).
+CHECK_REPORTS = {"text": "musaport-check.txt", "md": "musaport-check.md", "json": "musaport-check.json",
+                 "sarif": "musaport-check.sarif", "junit": "musaport-check.junit.xml"}
 # The state folder's files: the port's cache (an index of stats and hashes, and the outcomes in a
 # file of their own), the warm run's configuration snapshot, the operator scan's cache.
 CACHE_INDEX = "cache.json"
@@ -49,6 +56,12 @@ STAGING_PREFIX = "staging-"  # + the pid of the run that stages
 # Work folders in the state folder, one per validate mode (and their caches).
 WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo")
 VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
+OVERLAY_JSON = "overlay.json"  # in the work folder "validate": an extension's port over its own files
+OBJECTS_INDEX = "objects.json"  # in each object folder of "backend": what every cached object was built from
+# In the work folder "opinfo": per test file (and shard) of PyTorch's, ``<stem><suffix>``: pytest's JUnit,
+# one line per outcome, the log, the tests done and died in (to resume after them), and the resume state.
+TEST_JUNIT, TEST_OUTCOMES, TEST_LOG = ".xml", ".outcomes.jsonl", ".log"
+TEST_DONE, TEST_DIED, TEST_STATE = ".done.txt", ".died.txt", ".state.json"
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
 COMMIT_MARKER = "commit-in-progress"
@@ -65,6 +78,21 @@ REPORTS_RECORD = "reports.json"
 REPORT_SHAPE = {"source": str, "files": {"*": {"out": str, "*": object}}, "generated?": [str], "*": object}
 STATE_FILES = frozenset({CACHE_INDEX, CACHE_RESULTS, CONFIG_SNAPSHOT, OPERATOR_SCAN, OUTPUTS_MANIFEST, REQUEST_NAME,
                          REPORTS_RECORD, COMMIT_MARKER, LOCK})
+
+
+def operator_records(digest: str) -> str:
+    """In the state folder: the operator records torchgen gave for a ``native_functions.yaml`` digest."""
+    return f"operators-{digest}.json"
+
+
+def opinfo_inventory(key: str) -> str:
+    """In the work folder "opinfo": ``op_db``'s inventory for one torch environment and child."""
+    return f"inventory-{key}.json"
+
+
+def worker_log(index: int) -> str:
+    """In the work folder "opinfo": the stderr of OpInfo worker ``index``."""
+    return f"worker-{index}.log"
 
 
 # The ported trees this process has begun to change and not finished (a commit between its marker and its

@@ -83,7 +83,7 @@ def clang():
     """validate --compile's clang: the ziglang wheel's, which the README's first command installs (the dev
     extra), or the one MUSAPORT_CLANG names. Missing, it fails in CI and skips elsewhere, saying why."""
     from musaport.errors import LoadError
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     try:
         return toolchain.find()

@@ -10,12 +10,12 @@ import pytest
 
 from conftest import musaport
 from musaport.errors import LoadError
-from musaport.validate import libtorch as lt
-from musaport.validate.backend import DtypeResult, OpResult, parse_rows, undefined_references
-from musaport.validate.cpu_view import cpu_bytes, refresh
-from musaport.validate.objects import build_all, parse_depfile
-from musaport.validate.render import rows
-from musaport.validate.samples import load_catalog
+from musaport.validate.backend.backend import DtypeResult, OpResult, parse_rows, undefined_references
+from musaport.validate.backend.objects import build_all, parse_depfile
+from musaport.validate.backend.render import rows
+from musaport.validate.backend.samples import load_catalog
+from musaport.validate.cpu.view import cpu_bytes, refresh
+from musaport.validate.torchwheel import libtorch as lt
 
 M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
 

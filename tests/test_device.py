@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from musaport.outdir import OutDir
-from musaport.validate.backend import BASE_FLAGS, FMA_FLAGS, host_has_fma, mu_flags
-from musaport.validate.cmake_build import ninja_failures
-from musaport.validate.device import build_device
+from musaport.validate.backend.backend import BASE_FLAGS, FMA_FLAGS, host_has_fma, mu_flags
+from musaport.validate.device.build import build_device
+from musaport.validate.device.cmake_build import ninja_failures
 
 M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
 
@@ -270,14 +270,14 @@ def test_a_function_whose_file_does_not_compile_is_a_stub_not_an_outage(ported_2
 
 
 def test_stub_messages_are_c_string_literals() -> None:
-    from musaport.validate.backend import c_string
+    from musaport.validate.backend.backend import c_string
 
     assert c_string('a "b" \\ c?') == 'a \\"b\\" \\\\ c\\?'
     assert c_string("\u2018x\u2019\n") == "\\342\\200\\230x\\342\\200\\231\\012"
 
 
 def test_a_large_registration_is_split_into_stable_shards() -> None:
-    from musaport.validate.backend import SHARD_AT, registration_shards
+    from musaport.validate.backend.backend import SHARD_AT, registration_shards
 
     few = [f"op{i}" for i in range(SHARD_AT)]
     assert registration_shards(few) == {0: few}

@@ -198,7 +198,7 @@ def test_require_validate_compile_with_empty_path(empty_path):
 
 
 def test_clang_without_the_ziglang_wheel_names_the_pip_command(monkeypatch):
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     monkeypatch.delenv("MUSAPORT_CLANG", raising=False)
     monkeypatch.setattr(toolchain, "zig_executable", lambda: None)

@@ -409,7 +409,7 @@ def test_sources_at_the_root_and_out_inside_the_tree(tmp_path: Path) -> None:
 
 def test_torch_include_folder(tmp_path: Path) -> None:
     """An installed torch's include folder is taken as it is (it ships the generated headers and pybind11)."""
-    from musaport.validate.compile import torch_dirs
+    from musaport.validate.compile.compile import torch_dirs
 
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch/extension.h").write_text("#pragma once\n")

@@ -16,7 +16,7 @@ from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_i
 from musaport.rewrite.apply import rewrite
 from musaport.rewrite.packs import load_packs
 from musaport.rewrite.transforms import systematic
-from musaport.validate.buildenv import aten_ops_headers, config_headers
+from musaport.validate.compile.buildenv import aten_ops_headers, config_headers
 
 TOOLKIT = sorted(parse_vocabulary(vocabulary_file().read_bytes()))
 PYTORCH = sorted(parse_vocabulary((data_dir("rules") / "data" / "pytorch_cuda_names.txt").read_bytes()))

@@ -12,8 +12,8 @@ from musaport.ops.model import REGISTRABLE, OpKind, OperatorModel, operator_mode
 from musaport.outdir import OutDir
 from musaport.port import cache
 from musaport.port.file import FileResult, FileStatus
-from musaport.validate.backend import STATUSES, OpResult, Status, parse_rows
-from musaport.validate.render import rows
+from musaport.validate.backend.backend import STATUSES, OpResult, Status, parse_rows
+from musaport.validate.backend.render import rows
 
 # The words reports, caches and the driver have always used: changing one changes every report's bytes.
 WORDS = {

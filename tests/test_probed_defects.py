@@ -668,3 +668,4 @@ def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) ->
         ported = (out / TREE / MUSA / "Bom.mu").read_bytes()
         assert ported.startswith(b"\xef\xbb\xbf// musaport ") and ported.count(b"\xef\xbb\xbf") == 1
         assert b"#include <musa_runtime.h>\n" in ported and b"musaDeviceSynchronize" in ported
+

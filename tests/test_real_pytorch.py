@@ -144,7 +144,7 @@ def test_ptx_lane_registers_become_cpp_that_runs(ported_260: Path, tmp_path: Pat
     import subprocess
 
     from musaport.resources import shim_include
-    from musaport.validate.kernels import CXX
+    from musaport.validate.run.kernels import CXX
 
     header = (ported_260 / TREE / "aten/src/ATen/musa/AsmUtils.muh").read_text()
     assert "%%lane" not in header

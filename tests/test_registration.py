@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import CACHE, FIXTURE_TREE, musaport, tree_digest
-from musaport.validate.buildenv import aten_ops_headers, config_headers
+from musaport.validate.compile.buildenv import aten_ops_headers, config_headers
 from musaport.ops.exclusions import Exclusion, rule_for
 from musaport.ops.emit_registration import registration_source
 from musaport.ops.model import operator_model

@@ -76,7 +76,7 @@ def test_validate_backend_registers_with_the_runs_rules(custom_port: tuple[Path,
     """The backend's registration text (``BuildEnv.rules``) calls the kernel by the port's name."""
     from musaport.ops.emit_registration import registration_source
     from musaport.ops.model import operator_model
-    from musaport.validate.backend import BuildEnv
+    from musaport.validate.backend.backend import BuildEnv
 
     out, _ = custom_port
     out_dir = OutDir(out)

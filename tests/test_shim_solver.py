@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import tool
-from musaport.validate import torchenv
-from musaport.validate.kernels import shim_include
+from musaport.validate.run.kernels import shim_include
+from musaport.validate.torchwheel import torchenv
 
 SOURCE = Path(__file__).parent / "data" / "shim" / "solver_check.cpp"
 

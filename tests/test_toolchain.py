@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from musaport.resources import shim_include, shim_wrappers
-from musaport.validate import toolchain
-from musaport.validate.compile import BASE_FLAGS, PASSES, compile_command
+from musaport.validate.clang import toolchain
+from musaport.validate.compile.compile import BASE_FLAGS, PASSES, compile_command
 
 from test_validate import KERNEL, _ported_tree
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from musaport.validate import libtorch as lt
-from musaport.validate import torchenv
+from musaport.validate.torchwheel import libtorch as lt
+from musaport.validate.torchwheel import torchenv
 
 
 def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

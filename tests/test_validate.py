@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, musaport
-from musaport.validate.cpu_link import alias_flags
-from musaport.validate.kernels import fixture_kernels
+from musaport.validate.cpu.link import alias_flags
+from musaport.validate.run.kernels import fixture_kernels
 
 KERNELS = sorted(p.stem for p in (ROOT / "fixtures" / "kernels").glob("*.cu"))
 needs_clang = pytest.mark.usefixtures("clang")  # the ziglang wheel's clang (see conftest.clang)
@@ -57,8 +57,8 @@ def test_the_device_build_lets_exited_threads_arrive_at_a_barrier(run_mode) -> N
     barrier released by the threads that returned (UpSampleBilinear2d's anti-aliased kernel relies on it)."""
     import subprocess
 
-    from musaport.validate.device import DEVICE_FLAGS
-    from musaport.validate.kernels import CXX, _compile_command, link_flags
+    from musaport.validate.device.build import DEVICE_FLAGS
+    from musaport.validate.run.kernels import CXX, _compile_command, link_flags
 
     cpp = run_mode[2] / ".musaport" / "validate-run" / "trap_partial_barrier.cpp"
     obj, exe = cpp.with_name("arrive.o"), cpp.with_name("arrive")
@@ -73,7 +73,7 @@ def _build_fixture(run_mode, name: str, exe_name: str, *flags: str) -> Path:
     """A fixture's CPU copy (from the run mode's work folder) compiled again with extra flags."""
     import subprocess
 
-    from musaport.validate.kernels import CXX, _compile_command, link_flags
+    from musaport.validate.run.kernels import CXX, _compile_command, link_flags
 
     cpp = run_mode[2] / ".musaport" / "validate-run" / f"{name}.cpp"
     obj, exe = cpp.with_name(f"{exe_name}.o"), cpp.with_name(exe_name)
@@ -108,7 +108,7 @@ def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
     import os
     import subprocess
 
-    from musaport.validate.device import DEVICE_FLAGS
+    from musaport.validate.device.build import DEVICE_FLAGS
 
     exe = _build_fixture(run_mode, "kernel_faults", "faults_device", *DEVICE_FLAGS)
     env = {**os.environ, "MUSAPORT_CPU_WORKERS": workers}
@@ -144,7 +144,7 @@ def test_fiber_stack_overflow_stays_a_hard_abort(tmp_path: Path) -> None:
     aborts the process with its message."""
     import subprocess
 
-    from musaport.validate.kernels import CXX, link_flags
+    from musaport.validate.run.kernels import CXX, link_flags
     from musaport.resources import shim_include
 
     cpp, obj, exe = tmp_path / "overflow.cpp", tmp_path / "overflow.o", tmp_path / "overflow"
@@ -472,7 +472,7 @@ def test_integer_division_by_zero_traps_only_outside_kernels(tmp_path: Path) -> 
     import subprocess
 
     from musaport.resources import shim_include
-    from musaport.validate.kernels import CXX
+    from musaport.validate.run.kernels import CXX
 
     cpp, exe = tmp_path / "divide.cpp", tmp_path / "divide"
     cpp.write_text(HOST_DIVISION)

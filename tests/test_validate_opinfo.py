@@ -9,12 +9,12 @@ import pytest
 
 from musaport.errors import LoadError
 from musaport.outdir import OutDir
-from musaport.validate.opinfo import Entry, PortedOp, operators_of, packet, registered_ops, select
-from musaport.validate.opinfo_report import causes, render_markdown, report_doc
-from musaport.validate.opinfo_tests import (FileResult, device_filter, failure_causes, junit_counts, merge_shards,
-                                            outcome_counts)
-from musaport.validate.opinfo import Device
-from musaport.validate.opinfo_verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
+from musaport.validate.opinfo.differential import Entry, PortedOp, operators_of, packet, registered_ops, select
+from musaport.validate.opinfo.report import causes, render_markdown, report_doc
+from musaport.validate.opinfo.tests import (FileResult, device_filter, failure_causes, junit_counts, merge_shards,
+                                                   outcome_counts)
+from musaport.validate.opinfo.differential import Device
+from musaport.validate.opinfo.verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
 
 MISSING = ("NotImplementedError: Could not run 'aten::abs.out' with arguments from the 'PrivateUse1' backend. "
            "This could be because the operator doesn't exist for this backend")
@@ -220,7 +220,7 @@ def test_a_test_files_failures_are_grouped_by_their_first_line_without_its_numbe
     assert f"| 3 | {shape} | t3 |" in md
     from rich.console import Console
 
-    from musaport.validate.opinfo_render import summary
+    from musaport.validate.opinfo.render import summary
 
     console = Console(record=True, width=200, color_system=None)
     summary(doc, console)
@@ -237,7 +237,7 @@ def test_a_build_error_citing_a_ported_line_names_the_rules_behind_that_line(tmp
 
     from musaport.resources import default_packs
     from musaport.rewrite.packs import load_packs
-    from musaport.validate.opinfo_report import Cause, cited_line_rules
+    from musaport.validate.opinfo.report import Cause, cited_line_rules
 
     assert musaport("run", "--out", str(tmp_path), "-q").returncode == 0  # the bundled fixture tree
     out = OutDir(tmp_path)
@@ -259,8 +259,8 @@ VIEW_AS_REAL = ("NotImplementedError: Could not run 'aten::view_as_real' with ar
 
 
 def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_their_entries_rerun() -> None:
-    from musaport.validate.opinfo import OpinfoRun
-    from musaport.validate.opinfo_run import lacking_operators
+    from musaport.validate.opinfo.differential import OpinfoRun
+    from musaport.validate.opinfo.run import lacking_operators
 
     ported = {**REGISTERED, "view_as_real": PortedOp("view_as_real", "cuda-function", "view_as_real", ())}
     run = OpinfoRun("2.6.0", (
@@ -274,8 +274,8 @@ def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_the
 def test_an_operator_unlinked_for_another_operators_backend_function_brings_that_operator() -> None:
     """istft meets aten::equal; Equal.cpp's kernel calls at::musa::eq, which only eq's registration
     defines: the build that added equal could not link it, so the next round adds eq and reruns istft."""
-    from musaport.validate.opinfo import OpinfoRun
-    from musaport.validate.opinfo_run import lacking_operators
+    from musaport.validate.opinfo.differential import OpinfoRun
+    from musaport.validate.opinfo.run import lacking_operators
 
     ported = {**REGISTERED,
               "equal": PortedOp("equal", "cuda-function", "cuda_equal", ("aten/src/ATen/native/cuda/Equal.cpp",)),
@@ -328,7 +328,7 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
 def test_phase_lines_say_each_tenth_once_however_often_a_file_is_polled() -> None:
     """A running test file is polled every few seconds: off a terminal that is a line at its start, at each
     tenth and at its end, not one per poll (nor any while it is still collecting)."""
-    from musaport.validate.opinfo_render import PhaseLines
+    from musaport.validate.opinfo.render import PhaseLines
 
     lines: list[str] = []
     say = PhaseLines(lines.append)

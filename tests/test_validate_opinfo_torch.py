@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from musaport.validate.opinfo import Device, DeviceError, Job, inventory, run_jobs
+from musaport.validate.opinfo.differential import Device, DeviceError, Job, inventory, run_jobs
 
 LOADER = '''
 import math, os, sys, time, torch
@@ -61,7 +61,7 @@ def torch_python() -> Path:
     if named:
         return Path(named)
     try:
-        from musaport.validate import torchenv
+        from musaport.validate.torchwheel import torchenv
     except ImportError:
         pytest.skip("no torch environment module")
     env = torchenv.cached("2.6.0")
@@ -196,7 +196,7 @@ def test_h_cpu_int64(): pass
 
 def _run_killers(python: Path, tmp_path: Path, jobs: int):
     """KILLERS as a tree's test file, run with a 5 s test timeout: its result, work folder and progress ticks."""
-    from musaport.validate.opinfo_tests import run_test_files
+    from musaport.validate.opinfo.tests import run_test_files
 
     tree = tmp_path / "tree"
     (tree / "test").mkdir(parents=True)
@@ -254,7 +254,7 @@ SLOW = "import time\n" + "".join(f"def test_{i}(): time.sleep(1)\n" for i in ran
 
 def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build(python: Path, tmp_path: Path) -> None:
     """test_ops.py takes hours on the CPU device: running the command again takes each file further."""
-    from musaport.validate.opinfo_tests import run_test_files
+    from musaport.validate.opinfo.tests import run_test_files
 
     tree = tmp_path / "tree"
     (tree / "test").mkdir(parents=True)
@@ -286,8 +286,8 @@ def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build
 KILLED_RUN = """
 import sys
 from pathlib import Path
-from musaport.validate.opinfo import Device
-from musaport.validate.opinfo_tests import run_test_files
+from musaport.validate.opinfo.differential import Device
+from musaport.validate.opinfo.tests import run_test_files
 run_test_files(Device(Path(sys.argv[1]), "cpu"), Path(sys.argv[2]), Path(sys.argv[3]), ("test_slow.py",),
                log=lambda m: None)
 """
@@ -301,7 +301,7 @@ def test_a_run_killed_on_the_way_is_carried_over_by_the_next(python: Path, tmp_p
     import sys
     import time
 
-    from musaport.validate.opinfo_tests import run_test_files
+    from musaport.validate.opinfo.tests import run_test_files
 
     tree, work = tmp_path / "tree", tmp_path / "work"
     (tree / "test").mkdir(parents=True)
@@ -335,7 +335,7 @@ def test_sample():
 def test_a_failure_is_told_by_its_real_error_not_opinfos_wrapper(python: Path, tmp_path: Path) -> None:
     """OpInfo tests re-raise a sample's error as 'Exception: Caused by sample input ...'; the outcome line
     keeps the error that says what went wrong."""
-    from musaport.validate.opinfo_tests import run_test_files
+    from musaport.validate.opinfo.tests import run_test_files
 
     tree = tmp_path / "tree"
     (tree / "test").mkdir(parents=True)

@@ -13,7 +13,7 @@ from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.port.config import Options, load_config
 from musaport.port.layout import check_out, load_layout
 from musaport.port.run import run
-from musaport.validate.compile import Progress, compile_status
+from musaport.validate.compile.compile import Progress, compile_status
 from musaport.yamlload import load_yaml
 
 

@@ -23,9 +23,10 @@ import io
 import re
 import tokenize
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from musaport.extension import sources
 from musaport.extension.includes import follow_path, join
 from musaport.extension.pyeval import assignments, evaluate
 from musaport.port.file import FileResult, FileStatus, provenance, sha256
@@ -37,14 +38,17 @@ TORCH_BUILDER = "torch.utils.cpp_extension"
 MUSA_BUILDER = "torch_musa.utils.musa_extension"
 # torch's CUDA builder names → torch_musa's (its public API: MUSAExtension, BuildExtension, MUSA_HOME).
 MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtension", "CUDA_HOME": "MUSA_HOME"}
-# extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc'.
-COMPILER_KEYS = {"nvcc": "mcc"}
+# extra_compile_args keys: torch_musa's BuildExtension reads the MUSA compiler's flags from 'mcc', and
+# MUSAExtension its device-link flags from 'mcc_dlink' (torch's CUDAExtension: 'nvcc', 'nvcc_dlink').
+COMPILER_KEYS = {"nvcc": "mcc", "nvcc_dlink": "mcc_dlink"}
 # WITH_CUDA, USE_CUDA and a project's own <PREFIX>_WITH_CUDA, also in a -DWITH_CUDA flag.
 _GUARD = re.compile(r"(?:(?<=-D)|\b)((?:\w+_)?)(WITH|USE)_CUDA\b")
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
 _CMAKE_PREFIX = re.compile(
     r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
-_CMAKE_COMMENT = re.compile(r"\"(?:\\.|[^\"\\])*\"|#\[(=*)\[.*?\]\1\]|#[^\n]*", re.S)
+_CMAKE_SPECIAL = re.compile(r"[\"#]|(?<![^\s(])\[=*\[")
+_CMAKE_BRACKET = re.compile(r"\[(=*)\[")
+_LIST_SEP = re.compile(r"(?<!\\);")
 _CMAKE_ARG = re.compile(r"\"(?:\\.|[^\"\\])*\"|[^\s()\"#;]+")
 _CMAKE_INCLUDES = re.compile(r"\b(target_)?include_directories\s*\(([^)]*)\)", re.I)
 _CMAKE_KEYWORDS = {"SYSTEM", "BEFORE", "AFTER", "PUBLIC", "PRIVATE", "INTERFACE"}
@@ -125,6 +129,69 @@ def _loose(value: str) -> str:
     return "/".join(parts)
 
 
+# A piece of a path a script builds (``name + '_cuda.cu'``, ``'{}_cuda.cu'.format(n)``, ``f'{d}/cuda/{n}.cu'``):
+# it names a CUDA source by its suffix, so its CUDA parts are renamed as the port renames files and folders,
+# and any expression that named a project file before names its port after.
+_CUDA_PIECE = re.compile(r"\.cuh?$|\.cuh?\*?$|\*\.cuh?\b")
+
+
+def fragment(value: str) -> str:
+    """A path piece whose file the port renames, renamed alike (``_cuda.cu`` → ``_musa.mu``,
+    ``/cuda/`` → ``/musa/``); a piece that names no CUDA source stays."""
+    if not _CUDA_PIECE.search(value):
+        return value
+    folder, sep, name = value.rpartition("/")
+    renamed = "/".join("musa" if p == "cuda" else p for p in folder.split("/")) + sep if sep else ""
+    return renamed + rename_path(name)
+
+
+def _source_piece(value: str) -> str:
+    """A string piece of an expression that builds a source path: its ``cuda`` folder names (a component
+    between slashes, or the whole piece) and its CUDA file name renamed as the port renames them."""
+    parts = value.split("/")
+    if len(parts) > 1 or value == "cuda":
+        last = len(parts) - 1
+        parts = ["musa" if p == "cuda" and (i < last or len(parts) == 1 or value.endswith("/cuda")) else p
+                 for i, p in enumerate(parts)]
+    return fragment("/".join(parts))
+
+
+_FSTRING_PIECE = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
+
+
+def fstring_pieces(body: str) -> list[tuple[str, bool]] | None:
+    """An f-string's body as (text, is_literal) pieces; None when its braces are nested (left alone)."""
+    pieces, pos = [], 0
+    for m in _FSTRING_PIECE.finditer(body):
+        if m.start() > pos:
+            pieces.append((body[pos : m.start()], True))
+        pieces.append((m.group(0), m.group(0) in ("{{", "}}")))
+        pos = m.end()
+    if pos < len(body):
+        pieces.append((body[pos:], True))
+    if any(lit and ("{" in t or "}" in t) and t not in ("{{", "}}") for t, lit in pieces):
+        return None
+    return pieces
+
+
+def port_fstring(body: str, in_path_call: bool) -> str:
+    """An f-string that builds a source path: the CUDA parts of its literal pieces renamed (the pieces of a
+    path that ends in a CUDA source: ``f'{d}/cuda/{name}_cuda.cu'``); other f-strings stay."""
+    pieces = fstring_pieces(body)
+    literal = "".join(t for t, lit in pieces or () if lit)
+    if pieces is None or not (_CUDA_PIECE.search(pieces[-1][0]) and pieces[-1][1]) and not in_path_call:
+        return body
+    out = []
+    for text, lit in pieces:
+        if lit and text not in ("{{", "}}"):
+            parts = text.split("/")
+            text = "/".join("musa" if p == "cuda" and (i < len(parts) - 1 or in_path_call) else p
+                            for i, p in enumerate(parts))
+            text = fragment(text) if _CUDA_PIECE.search(text) else text
+        out.append(text)
+    return "".join(out) if literal else body
+
+
 @dataclass(frozen=True)
 class Ported:
     """A build file's new text, the rules that changed it, and what a person must review."""
@@ -134,17 +201,28 @@ class Ported:
     findings: tuple[Finding, ...]
 
 
+# Python ends a line at CR LF, LF or a lone CR (its tokenizer's universal newlines); CMake at LF.
+_PY_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 class _Edits:
-    """Edits (start, end, new, rule) and findings, applied back to front."""
+    """Edits (start, end, new, rule) and findings, applied back to front.
+
+    Lines are counted as Python counts them (``\r\n``, ``\r`` or ``\n``), so a
+    (line, column) from ``ast`` or ``tokenize`` is an offset into the text as it
+    is on disk, whatever its line endings.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.edits: list[tuple[int, int, str, str]] = []
         self.findings: list[Finding] = []
-        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.starts = [0] + [m.end() for m in _PY_NEWLINE.finditer(text)]
 
     def offset(self, line: int, col: int) -> int:
-        return self.starts[line - 1] + col
+        """The text offset of a (line, column); past the last line (tokenize's end marker of a script with no
+        final newline) is the end of the text."""
+        return self.starts[line - 1] + col if line <= len(self.starts) else len(self.text)
 
     def line(self, pos: int) -> int:
         return bisect_right(self.starts, pos)
@@ -167,15 +245,28 @@ class _Edits:
         return Ported(text, dict(sorted(fired.items())), tuple(first.values()))
 
 
+def python_lines(text: str) -> str:
+    """``text`` with every line ending as ``\n``: what Python's tokenizer sees (line and column numbers are
+    the same as in ``text``)."""
+    return _PY_NEWLINE.sub("\n", text)
+
+
 def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
-    """setup.py built with torch_musa's extension builder; raises SyntaxError when it is not Python."""
-    tree = ast.parse(text)
+    """setup.py built with torch_musa's extension builder; raises SyntaxError when it is not Python.
+
+    ``text`` is the decoded script (``read_python``); the result is checked with ``ast.parse``, so an edit that
+    would make invalid Python raises SyntaxError instead of being written.
+    """
+    lines = python_lines(text)
+    tree = ast.parse(lines)
     edits = _Edits(text)
     covered = [_import_edit(node, edits) for node in ast.walk(tree)
                if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER]
     path_args = _path_arguments(tree)
-    tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    pieces = sources.source_pieces(tree)
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
+              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                             tokenize.ENDMARKER)]
     for i, tok in enumerate(tokens):
         start, end = edits.offset(*tok.start), edits.offset(*tok.end)
         if any(s <= start < e for s, e in covered if s >= 0):
@@ -187,8 +278,14 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
             if tok.string == "torch" and after == "." and i + 2 < len(tokens) and tokens[i + 2].string == "cuda":
                 edits.flag(TORCH_CUDA, start, _line_text(text, start))
         elif tok.type == tokenize.STRING:
-            _setup_string(tok.string, (before, after), tok.start in path_args, start, end, folder, paths, edits)
-    return edits.result()
+            _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces), start, end,
+                          folder, paths, edits)
+    ported = edits.result()
+    try:
+        ast.parse(python_lines(ported.text))
+    except SyntaxError as exc:
+        raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
+    return ported
 
 
 def _import_edit(node: ast.ImportFrom, edits: _Edits) -> tuple[int, int]:
@@ -196,16 +293,28 @@ def _import_edit(node: ast.ImportFrom, edits: _Edits) -> tuple[int, int]:
     start = edits.offset(node.lineno, _col(edits.text, edits.offset(node.lineno, 0), node.col_offset))
     end = edits.offset(node.end_lineno or node.lineno,
                        _col(edits.text, edits.offset(node.end_lineno or node.lineno, 0), node.end_col_offset or 0))
-    moved = [a for a in node.names if a.name in MUSA_NAMES]
+    star = any(a.name == "*" for a in node.names)
+    moved = [ast.alias(name) for name in MUSA_NAMES] if star else [a for a in node.names if a.name in MUSA_NAMES]
     if not moved:
         return (-1, -1)
     kept = [a for a in node.names if a.name not in MUSA_NAMES]
-    newline = "\r\n" if "\r\n" in edits.text else "\n"
-    indent = " " * node.col_offset
     lines = [f"from {TORCH_BUILDER} import {_aliases(kept)}"] if kept else []
+    # After a star import, so that torch_musa's BuildExtension is the one the script uses.
     lines.append(f"from {MUSA_BUILDER} import {_aliases(moved, MUSA_NAMES)}")
-    edits.edit(start, end, (newline + indent).join(lines), "setup-builder-imports")
+    edits.edit(start, end, _statement_separator(edits, start).join(lines), "setup-builder-imports")
     return (start, end)
+
+
+def _statement_separator(edits: _Edits, start: int) -> str:
+    """What goes between two import statements that replace one: a new line with the same indentation
+    (tabs stay tabs) when the import begins its line, else ``; `` (``x = 1; from ... import ...``, or the
+    body of a one-line ``if``)."""
+    line_start = edits.starts[edits.line(start) - 1]
+    indent = edits.text[line_start:start]
+    if indent.strip(" \t\f"):
+        return "; "
+    ending = _PY_NEWLINE.search(edits.text)
+    return (ending.group(0) if ending else "\n") + indent
 
 
 def _aliases(names: list[ast.alias], renames: dict[str, str] | None = None) -> str:
@@ -215,7 +324,8 @@ def _aliases(names: list[ast.alias], renames: dict[str, str] | None = None) -> s
 
 def _col(text: str, line_start: int, byte_col: int) -> int:
     """ast's UTF-8 byte column as a character column."""
-    line = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
+    end = _PY_NEWLINE.search(text, line_start)
+    line = text[line_start : end.start() if end else len(text)]
     return len(line.encode("utf-8", "surrogateescape")[:byte_col].decode("utf-8", "surrogateescape"))
 
 
@@ -229,14 +339,24 @@ def _setup_name(name: str, before: str, after: str, start: int, end: int, edits:
         edits.edit(start, end, COMPILER_KEYS[name], "setup-compiler-key")
 
 
-def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start: int, end: int, folder: str,
+def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool], start: int, end: int, folder: str,
                   paths: Paths, edits: _Edits) -> None:
-    """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report."""
+    """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report.
+
+    ``where``: whether the string is an argument of a path call (``os.path.join``, ``glob``), and whether it
+    is a piece of an expression that builds a source path (``extension.sources.source_pieces``).
+    """
+    in_path_call, in_source = where
     prefix = re.match(r"[A-Za-z]*", token).group(0)  # type: ignore[union-attr]
     rest = token[len(prefix) :]
     quote = rest[:3] if rest.startswith(('"""', "'''")) else rest[0]
     body = token[len(prefix) + len(quote) : len(token) - len(quote)]
-    if "f" in prefix.lower() or "b" in prefix.lower() or "\\" in body:
+    if "b" in prefix.lower() or "\\" in body:
+        return
+    if "f" in prefix.lower():
+        new = port_fstring(body, in_path_call or in_source) if not re.search(r"\s", body) else body
+        if new != body:
+            edits.edit(start, end, f"{prefix}{quote}{new}{quote}", "build-source-paths")
         return
     for m in NVCC_FLAGS.pattern.finditer(body):
         edits.flag(NVCC_FLAGS, start, m.group(0))
@@ -247,8 +367,14 @@ def _setup_string(token: str, around: tuple[str, str], in_path_call: bool, start
         new, rule = COMPILER_KEYS[body], "setup-compiler-key"
     elif _GUARD.search(body):
         new, rule = _GUARD.sub(r"\1\2_MUSA", body), "build-with-musa"
-    elif len(quote) == 1 and not re.search(r"\s", body) and (in_path_call or "/" in body or _SOURCE.search(body)):
+    elif body and not re.search(r"\s", body) and (in_path_call or "/" in body or _SOURCE.search(body)):
         new, rule = paths.rename(body, folder, loose=in_path_call), "build-source-paths"
+        if new == body:
+            new = fragment(body)
+    elif in_source and body and not re.search(r"\s", body):
+        new, rule = _source_piece(body), "build-source-paths"
+    if new == body and in_source and body and not re.search(r"\s", body) and rule != "setup-compiler-key":
+        new, rule = _source_piece(body), "build-source-paths"
     if new != body:
         edits.edit(start, end, f"{prefix}{quote}{new}{quote}", rule)
 
@@ -276,9 +402,9 @@ def _callee(func: ast.expr) -> str:
 
 
 def _line_text(text: str, pos: int) -> str:
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return text[start : end if end != -1 else len(text)].strip()
+    start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    end = _PY_NEWLINE.search(text, pos)
+    return text[start : end.start() if end else len(text)].strip()
 
 
 def port_cmake(text: str, folder: str, paths: Paths) -> Ported:
@@ -291,16 +417,75 @@ def port_cmake(text: str, folder: str, paths: Paths) -> Ported:
     for m in _CMAKE_ARG.finditer(code):
         quoted = m.group(0).startswith('"')
         value = m.group(0)[1:-1] if quoted else m.group(0)
-        new, rule = _cmake_value(value, folder, paths)
+        # A quoted argument may hold a list ("a.cu;b.cpp"): each element is a value of its own, split at the
+        # semicolons CMake splits at (not an escaped \\;).
+        done = [_cmake_value(v, folder, paths) for v in _LIST_SEP.split(value)]
+        new = ";".join(v for v, _ in done)
         if new != value:
-            edits.edit(m.start(), m.end(), f'"{new}"' if quoted else new, rule)
+            edits.edit(m.start(), m.end(), f'"{new}"' if quoted else new, next(r for _, r in done if r))
     return edits.result()
 
 
 def _cmake_code(text: str) -> str:
-    """CMake text with comments blanked (quoted arguments kept), newlines kept."""
-    return _CMAKE_COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else re.sub(r"[^\n]", " ", m.group(0)),
-                              text)
+    """CMake text with comments blanked (quoted and bracket arguments kept), newlines kept.
+
+    Read as CMake's lexer reads it, in one pass: a quoted argument runs to its closing quote (``\\`` escapes),
+    ``#[==[`` opens a bracket comment and ``[==[`` a bracket argument that run to the bracket of the same
+    level, any other ``#`` a line comment. A bracket that never closes is a line comment (and a bracket
+    argument its ``[``): once a closing bracket of a level is missing, it is missing for every later opener
+    too, so many unclosed ``#[[`` cost one search, not one each.
+    """
+    out: list[str] = []
+    missing: set[str] = set()  # bracket levels ("", "=", ...) with no closing bracket further on
+    pos = 0
+    for m in _CMAKE_SPECIAL.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos : m.start()])
+        start = m.start()
+        if m.group(0) == '"':
+            end = _quoted_end(text, start)
+            out.append(text[start:end])
+        else:
+            comment = m.group(0) == "#"
+            bracket = _CMAKE_BRACKET.match(text, start + 1 if comment else start)
+            end = _bracket_end(text, bracket, missing) if bracket else -1
+            if end < 0 and comment:  # a line comment
+                line_end = text.find("\n", start)
+                end = len(text) if line_end < 0 else line_end
+            elif end < 0:  # a lone '[': part of an unquoted argument
+                end = start + 1
+            piece = text[start:end]
+            out.append(re.sub(r"[^\n]", " ", piece) if comment else piece)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _quoted_end(text: str, start: int) -> int:
+    """The end of the quoted argument at ``start`` (the end of the text when it never closes)."""
+    i = start + 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        else:
+            i += 1
+    return len(text)
+
+
+def _bracket_end(text: str, bracket: re.Match[str], missing: set[str]) -> int:
+    """The end of a bracket comment or argument, or -1 when its closing bracket is nowhere further on."""
+    level = bracket.group(1)
+    if level in missing:
+        return -1
+    close = text.find(f"]{level}]", bracket.end())
+    if close < 0:
+        missing.add(level)
+        return -1
+    return close + len(level) + 2
 
 
 def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
@@ -323,9 +508,12 @@ def _cmake_value(value: str, folder: str, paths: Paths) -> tuple[str, str]:
 def declared_include_dirs(root: Path, rel: str) -> list[str]:
     """The project folders a build file puts on the include path (root-relative; "" is the root)."""
     try:
-        text = (root / rel).read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return []
+        if (root / rel).stat().st_size > MAX_BUILD_FILE_BYTES:
+            return []  # not read: the port of the build file says why
+        data = (root / rel).read_bytes()
+        text = python_lines(read_python(data)[0]) if rel.endswith(".py") else data.decode("utf-8", "surrogateescape")
+    except (OSError, SyntaxError, UnicodeError):
+        return []  # the port of the build file says why it cannot be read
     folder = rel.rpartition("/")[0]
     values = _setup_include_dirs(text) if rel.endswith(".py") else _cmake_include_dirs(text, folder)
     found = []
@@ -341,7 +529,7 @@ def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
     them: relative to setup.py's folder (``pyeval``); what cannot be evaluated is left out."""
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return []
     env = assignments(tree)
     exprs: list[ast.expr] = []
@@ -391,26 +579,67 @@ def _cmake_include_dirs(text: str, folder: str) -> list[tuple[str | None, str]]:
     return found
 
 
+# A build file is a few kilobytes; one far larger is no build file a person wrote, and is not read whole.
+MAX_BUILD_FILE_BYTES = 1 << 20
+
+
+class NotPorted(Exception):
+    """A build file the port does not read (its message says why)."""
+
+
 def port_build_file(root: Path, rel: str, out: str, paths: Paths) -> FileResult:
     """One build file as a FileResult like every ported file (provenance line, findings with lines).
 
-    Raises SyntaxError (setup.py that is not Python) and OSError (unreadable).
+    Raises SyntaxError (setup.py that is not Python), OSError (unreadable) and NotPorted (too large).
     """
+    size = (root / rel).stat().st_size
+    if size > MAX_BUILD_FILE_BYTES:
+        raise NotPorted(f"{size:,} bytes, more than the {MAX_BUILD_FILE_BYTES:,} a build file may have")
     data = (root / rel).read_bytes()
     digest = sha256(data)
-    text = data.decode("utf-8", "surrogateescape")
     folder = rel.rpartition("/")[0]
-    ported = port_setup_py(text, folder, paths) if rel.endswith(".py") else port_cmake(text, folder, paths)
+    if rel.endswith(".py"):
+        text, encoding = read_python(data)
+        ported = port_setup_py(text, folder, paths)
+    else:
+        text, encoding = data.decode("utf-8", "surrogateescape"), "utf-8"
+        ported = port_cmake(text, folder, paths)
+    ported = replace(ported, findings=ported.findings + source_findings(rel, text, ported.text, paths))
     if ported.text == text:
         return FileResult(rel, out, FileStatus.UNCHANGED, digest, digest, {}, ported.findings, data=data)
-    new = _with_provenance(ported.text, rel, digest).encode("utf-8", "surrogateescape")
+    new = _with_provenance(ported.text, rel, digest).encode(encoding, "surrogateescape")
     return FileResult(rel, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
 
 
+def source_findings(rel: str, before: str, after: str, paths: Paths) -> tuple[Finding, ...]:
+    """What ``extension.sources`` finds: each source path of the build file that named project files and names
+    others after the port, and each extension source it cannot evaluate."""
+    folder = rel.rpartition("/")[0]
+    if rel.endswith(".py"):
+        old, unevaluable = sources.setup_sites(python_lines(before), folder)
+        new, _ = sources.setup_sites(python_lines(after), folder)
+    else:
+        old = sources.cmake_sites(_cmake_code(before), before, folder, _CMAKE_ARG, _LIST_SEP)
+        new = sources.cmake_sites(_cmake_code(after), after, folder, _CMAKE_ARG, _LIST_SEP)
+        unevaluable = []
+    return tuple(sources.compare(old, new, paths.known, paths.files) + sources.unchecked(unevaluable))
+
+
+def read_python(data: bytes) -> tuple[str, str]:
+    """A Python script's text and the codec that writes it back, as Python reads it (PEP 263): a coding
+    cookie on line 1 or 2 (``latin-1``), else UTF-8; ``utf-8-sig`` when it starts with a byte-order mark, so
+    the mark is dropped from the text and written again in front of the port. Raises SyntaxError for a bad
+    cookie and UnicodeDecodeError for bytes the encoding does not allow, as Python would."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding), encoding
+
+
 def _with_provenance(text: str, rel: str, digest: str) -> str:
-    """The provenance line as a ``#`` comment, after a shebang and an encoding declaration."""
-    line = "#" + provenance(rel, digest, text)[2:]
-    lines = text.splitlines(keepends=True)
+    """The provenance line as a ``#`` comment, after a shebang and an encoding declaration, ended as the
+    file's own lines end (a CR-only script stays CR-only)."""
+    ending = _PY_NEWLINE.search(text)
+    line = "#" + provenance(rel, digest, text)[2:].rstrip("\r\n") + (ending.group(0) if ending else "\n")
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
     keep = 0
     while keep < min(2, len(lines)) and re.match(r"#!|#.*coding[:=]", lines[keep]):
         keep += 1

@@ -29,7 +29,7 @@ from musaport.extension.project import (Inferred, Registry, defined_elsewhere, i
                                         project_names, project_rename, registry_macros, registry_sites,
                                         registry_use, uses, with_existing)
 from musaport.outdir import TREE
-from musaport.port.layout import Folder, Found, Layout, Skipped
+from musaport.port.layout import Folder, Found, Layout, Skipped, name_problem, printable
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import rename_dirs, systematic
 
@@ -52,12 +52,13 @@ _CUDA_USE = re.compile(
     r"|(?:AT|C10|TORCH)_CUDA\w*|\w*CUDA(?:Stream|Guard|Event|CachingAllocator|GeneratorImpl)\w*"
     r"|DispatchKey::\w*CUDA\b|TORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*\w*CUDA\s*,"
     r"|__global__|__device__"
-    r")|<<<"
+    r"|nv_(?:bfloat16|half)\w*|make_cuda[A-Z]\w*|THC[A-Z]\w*|nvshmem\w*|NVSHMEM_\w+"
+    r")|<<<|<<\s+<"
 )
 _DRIVER_NAME = re.compile(r"(?<![\w])(?:cu|CU)[A-Za-z_]\w*")
 # Headers of the CUDA toolkit and of PyTorch's CUDA layer.
 _CUDA_HEADER = re.compile(
-    r"[<\"](?:cuda\w*\.h|cu(?:blas|sparse|solver|rand|fft|dnn|Complex)\w*\.h|nccl\.h|cub/|thrust/"
+    r"[<\"](?:cuda\w*\.h|cu(?:blas|sparse|solver|rand|fft|dnn|Complex)\w*\.h|nccl\.h|cub/|thrust/|cuda/|THC/|nvshmem"
     r"|ATen/cuda/|ATen/native/cuda/|c10/cuda/|torch/csrc/cuda/|[^>\"]*\.cuh[>\"])"
 )
 
@@ -155,11 +156,33 @@ def discover(root: Path, out: Path | None = None, collision: str = "error") -> D
     registries = with_existing(texts, registry_macros(texts))
     picked, passed = _select(texts, includes, roots, every, names, registries)
     picked, kept_own, passed = _collisions(root, picked, every, collision, passed)
+    if not picked and not kept_own:
+        raise LoadError(f"{root}: --src holds no CUDA source to port (no .cu/.cuh file, no cuda/ or gpu/ folder, "
+                        "no C++ file using CUDA or PyTorch's CUDA layer); a run of nothing is a wrong path")
+    skipped += _build_notes(files, builds)
     aware = tuple((p.rel, *hit) for p in picked if (t := texts.get(p.rel)) and (hit := musa_evidence(t)))
     return Discovery(root, picked, tuple(sorted(skipped + passed, key=lambda s: s.rel)), builds, roots,
                      every, tuple((p.rel, includes.get(p.rel, ())) for p in picked), inferred,
                      tuple(sorted(names.items())), registries, aware, kept_own, registry_sites(texts, registries),
                      tuple((old, systematic(old), where) for old, where in sorted(clashes.items())))
+
+
+def _build_notes(files: list[str], builds: tuple[str, ...]) -> list[Skipped]:
+    """What a run must say when it ports no build file: that the port has no build of its own (a pyproject.toml
+    that names the CUDA sources is a problem of the run instead, see ``generate``)."""
+    if builds or pyproject_builds(files):
+        return []
+    return [Skipped(".", "no build file (setup.py, CMakeLists.txt, or a pyproject.toml naming the CUDA sources): "
+                    "the port has no build of its own; musaport_sources.cmake lists the ported sources", warn=True)]
+
+
+def pyproject_builds(files: list[str] | frozenset[str], root: Path | None = None) -> list[str]:
+    """The pyproject.toml files of the tree (those naming a CUDA source, ``.cu``, when ``root`` is given to
+    read them): a build musaport does not port."""
+    tomls = sorted(f for f in files if f.rpartition("/")[2] == "pyproject.toml")
+    if root is None:
+        return tomls
+    return [t for t in tomls if re.search(r"\.cuh?\b", _read(root / t) or "")]
 
 
 def _collisions(root: Path, picked: tuple[Picked, ...], files: frozenset[str], collision: str,
@@ -212,7 +235,10 @@ def walk(root: Path, out: Path | None = None, start: str = "") -> Iterator[str |
             else:
                 stack.append(_listing(root, rel))
         elif entry.is_file():
-            yield rel
+            problem = name_problem(rel)
+            # A name that would break the files the port writes it into (a newline ends a C++ comment, a
+            # ';' splits a CMake list): skipped with a warning, as in a PyTorch tree.
+            yield Skipped(printable(rel), f"file name has {problem} (not ported)", warn=True) if problem else rel
 
 
 def _listing(root: Path, start: str) -> Iterator[tuple[str, os.DirEntry] | Skipped]:

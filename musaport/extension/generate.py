@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from musaport.extension.buildfiles import Paths, port_build_file
-from musaport.extension.discover import Discovery, discover
+from musaport.extension.buildfiles import NotPorted, Paths, port_build_file
+from musaport.extension.discover import Discovery, discover, pyproject_builds
 from musaport.extension.includes import follow_rules, include_tables
 from musaport.extension.rules import guard_existing_musa, project_rules
 from musaport.jsoncache import stamps_digest
@@ -66,6 +66,12 @@ class ExtensionFiles:
                 problems.append(f"{rel}:{exc.lineno or 0}: not ported: cannot be read as Python ({exc.msg})")
             except (OSError, UnicodeError) as exc:
                 problems.append(f"{rel}: not ported: cannot be read ({exc})")
+            except NotPorted as exc:
+                problems.append(f"{rel}: not ported: {exc}")
+        if not d.build_files:  # a build declared only in pyproject.toml names the CUDA sources the port renamed
+            problems += [f"{t}: not ported: the build names the CUDA sources here, and musaport ports setup.py and "
+                         "CMakeLists.txt; name the ported sources (musaport_sources.cmake lists them) by hand"
+                         for t in pyproject_builds(d.files, source)]
         files = {r.out: r.data or b"" for r in ported}
         outs = [r.out for r in results if r.status != FileStatus.FAILED]
         roots = tuple(rename_dirs(f"{r}/x").rpartition("/")[0] if r else "" for r in d.roots)

@@ -20,6 +20,7 @@ from pathlib import Path
 from musaport import children, jsoncache
 from musaport.errors import LoadError, ToolError
 from musaport.ops.inputs import NATIVE_FUNCTIONS, TAGS
+from musaport.outdir import operator_records
 from musaport.yamlload import load_yaml
 
 CHILD = Path(__file__).with_name("torchgen_child.py")
@@ -143,7 +144,7 @@ def start_records(source: Path, state: Path) -> None:
     """Start torchgen in the background when its records are not cached (the port runs meanwhile)."""
     if source in _PENDING or not (source / "torchgen").is_dir() or not (source / NATIVE_FUNCTIONS).is_file():
         return
-    if _cached(state / f"operators-{yaml_digest(source)}.json") is None:
+    if _cached(state / operator_records(yaml_digest(source))) is None:
         _PENDING[source] = _child(source, state)
 
 
@@ -166,7 +167,7 @@ def load_records(source: Path, state: Path) -> Records:
     """The cached records for this yaml digest, made now if missing."""
     if not (source / NATIVE_FUNCTIONS).is_file():
         raise LoadError(f"{source / NATIVE_FUNCTIONS}: missing; cannot build the operator model")
-    cache = state / f"operators-{yaml_digest(source)}.json"
+    cache = state / operator_records(yaml_digest(source))
     records = _cached(cache)
     if records is not None:
         return records

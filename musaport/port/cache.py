@@ -196,6 +196,7 @@ def _decode(r: dict) -> FileResult:
         unmapped=tuple((n, ln) for n, ln in r["unmapped"]),
         warnings=tuple(r["warnings"]),
         structure=Structure.from_json(r["structure"]),
+        kept=tuple((n, ln) for n, ln in r.get("kept", ())),
     )
 
 
@@ -212,6 +213,7 @@ def _result_json(r: FileResult) -> dict:
         "unmapped": r.unmapped,
         "warnings": r.warnings,
         "structure": r.structure.to_json(),
+        "kept": r.kept,
     }
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from fnmatch import fnmatchcase
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -17,7 +19,8 @@ from typing import Any, Callable
 from musaport import __version__
 from musaport.errors import Outcome
 from musaport.cpp.declarations import declared_names, is_word
-from musaport.cpp.parser import Parsed, decode, encode, masked, parse
+from musaport.cpp.parser import INCLUDE, Parsed, decode, encode, masked, parse
+from musaport.resources import data_dir
 from musaport.rewrite.apply import Finding, rewrite
 from musaport.rewrite.rules import RuleSet
 from musaport.cpp.structure import Structure, structure
@@ -38,9 +41,22 @@ _CUDA_API = re.compile(
     r"|(?:cutlass|cute)::\w+)"
 )
 
-# Every vocabulary name and every _CUDA_API spelling starts with one of these.
+# Every spelling of CUDA, its libraries and NVIDIA that survives in code is reported, even when it is in
+# no list: the toolkit's typedefs and helpers (nv_bfloat16, make_cudaExtent), the legacy THC API, NVSHMEM,
+# macros (CUDA_*, CU_*) and lower-case names (cuda_*). A name a rule keeps on purpose is in
+# rules/data/keep_cuda_names.txt with its reason, and a name the file declares itself is the project's.
+_CUDA_SPELLING = re.compile(
+    r"cuda\w*|cu[A-Z]\w*|CU_\w+|CUDA_\w+|nv_\w+|__nv\w*|THC\w*|nvshmem\w*|NVSHMEM\w*|make_cuda\w*")
+# Include paths of CUDA, its libraries and NVIDIA: a cuda/, THC/ or nvtx3/ folder (libcu++'s <cuda/atomic>),
+# or a toolkit header by its bare name (<nvshmem.h>, <cudnn.h>, <nvToolsExt.h>); a header in a folder of the
+# tree (<ATen/ops/cudnn_batch_norm.h>, <torch/csrc/musa/nccl.h>) is the tree's own.
+_CUDA_INCLUDE = re.compile(
+    r"[<\"](?:(?:cuda|THC|nvtx3)/[^>\"]*|(?:cuda|cu[A-Z]|cublas|cusparse|cusolver|curand|cufft|cudnn|cupti|nccl"
+    r"|nvshmem|nvrtc|nvToolsExt|nvtx|nvml|nvjpeg|nv_)[^/>\"]*)[>\"]")
+
+# Every vocabulary name and every _CUDA_API or _CUDA_SPELLING spelling starts with one of these.
 # CUTLASS and CuTe are found by their namespaces and counted per first member (cutlass::gemm).
-_CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp)\w*")
+_CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp|THC|make_cuda)\w*")
 _MEMBER = re.compile(r"::\w+")
 
 # The library families an unmapped name belongs to, by spelling; the first match wins.
@@ -107,6 +123,8 @@ class FileResult:
     staged: bool = field(default=False, compare=False, repr=False)
     # What the generation step's observer took from this port's parse of the source (not cached).
     observed: Any = field(default=None, compare=False, repr=False)
+    # CUDA spellings left on purpose (rules/data/keep_cuda_names.txt gives each one's reason), with lines.
+    kept: tuple[tuple[str, int], ...] = ()
 
 
 # A generation step's look at each source the port parses, in the worker: (path, parsed source, its
@@ -137,13 +155,14 @@ def port_bytes(
     facts = structure(parsed, code)
     observed = observe(src, parsed, code, facts) if observe is not None else None
     result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
-    unmapped = find_unmapped(Parsed(result.text, result.spans), vocabulary, result.views.get(CODE_ONLY))
+    unmapped, kept_here = scan_cuda_names(Parsed(result.text, result.spans), vocabulary,
+                                          result.views.get(CODE_ONLY))
     if result.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts,
-                          BOM * bom + data, observed=observed)
+                          BOM * bom + data, observed=observed, kept=kept_here)
     new = BOM * bom + encode(provenance(src, digest, text) + result.text)
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
-                      observed=observed)
+                      observed=observed, kept=kept_here)
 
 
 # A UTF-8 byte-order mark. A source that starts with one is ported without it and its port starts with
@@ -172,15 +191,22 @@ def copy_bytes(data: bytes, src: str, out: str) -> FileResult:
 
 
 def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None = None) -> tuple[tuple[str, int], ...]:
-    """CUDA API identifiers still present in code context, with their lines.
+    """CUDA API identifiers (and CUDA includes) still present in code context, with their lines."""
+    return scan_cuda_names(parsed, vocabulary, code)[0]
 
-    A name of the toolkit vocabulary always counts.  A name that only looks
+
+def scan_cuda_names(parsed: Parsed, vocabulary: frozenset[str], code: str | None = None
+                    ) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """(unmapped, kept): every name of CUDA, its libraries or NVIDIA left in code context or in an include,
+    with its line, and apart from them those a rule keeps on purpose (``kept``, reason in the keep-list).
+
+    A name of the toolkit vocabulary always counts. A name that only looks
     like one (``cudaStatus``, ``NCCL_CHECK``) does not when the file declares
     it itself: then it is the project's own variable, function or macro.
     """
     if code is None:
         code = masked(parsed.text, parsed.spans, CODE_ONLY)
-    found = []
+    found, keep = [], []
     for m in _CANDIDATE.finditer(code):
         name = m.group(0)
         if m.start() and is_word(code[m.start() - 1]):
@@ -190,18 +216,65 @@ def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None =
             name += member.group(0) if member else ""
         if name in vocabulary or _CUDA_API.fullmatch(name):
             found.append((name, m.start()))
-    if not found:
-        return ()
-    own = declared_names(parsed.text, code, {n for n, _ in found if n not in vocabulary})
+        elif _CUDA_SPELLING.fullmatch(name):
+            (keep if kept(name) else found).append((name, m.start()))
+    found += [(site.text, site.start) for site in cuda_includes(parsed)]
+    if not found and not keep:
+        return (), ()
+    own = declared_names(parsed.text, code, {n for n, _ in found if n not in vocabulary and n[0] not in "<\""})
+    return _lines(parsed.text, [f for f in found if f[0] not in own]), _lines(parsed.text, keep)
+
+
+def _lines(text: str, sites: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """(name, offset) sites as (name, line), in text order."""
     hits = []
     line, pos = 1, 0
-    for name, start in found:
-        if name in own:
-            continue
-        line += parsed.text.count("\n", pos, start)
+    for name, start in sorted(sites, key=lambda f: f[1]):
+        line += text.count("\n", pos, start)
         pos = start
         hits.append((name, line))
     return tuple(hits)
+
+
+@dataclass(frozen=True)
+class _Site:
+    text: str
+    start: int
+
+
+def cuda_includes(parsed: Parsed) -> list[_Site]:
+    """Includes that still name a header of CUDA, its libraries or NVIDIA (``<cuda/atomic>``,
+    ``<THC/THC.h>``, ``<nvshmem.h>``): a port that includes one does not build without that toolkit."""
+    out = []
+    for span in parsed.spans:
+        if span.context == INCLUDE:
+            spelled = parsed.text[span.start : span.end]
+            if _CUDA_INCLUDE.fullmatch(spelled):
+                out.append(_Site(spelled, span.start))
+    return out
+
+
+def kept_file() -> Path:
+    """The list of CUDA spellings kept on purpose, with their reasons."""
+    return data_dir("rules") / "data" / "keep_cuda_names.txt"
+
+
+@lru_cache(maxsize=1)
+def kept_names() -> dict[str, str]:
+    """The CUDA spellings a rule keeps on purpose, each with its reason (rules/data/keep_cuda_names.txt:
+    ``NAME  # reason``, NAME a glob)."""
+    out = {}
+    for line in kept_file().read_text(encoding="utf-8").splitlines():
+        name, _, reason = line.partition("#")
+        if name.strip():
+            out[name.strip()] = reason.strip()
+    return out
+
+
+@lru_cache(maxsize=65536)
+def kept(name: str) -> str:
+    """Why ``name`` keeps its CUDA spelling on purpose ('' when no rule keeps it)."""
+    return next((why for glob, why in kept_names().items() if fnmatchcase(name, glob)), "")
 
 
 def _encoding_warnings(data: bytes) -> tuple[str, ...]:

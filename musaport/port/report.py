@@ -51,6 +51,7 @@ class Report:
             "counts": self.counts(),
             "unmapped_names": len(unmapped),
             "unmapped_top": [[u["name"], u["count"]] for u in unmapped[:8]],
+            "kept_names": len(self.kept_cuda_names()),
             "findings": len(self.findings()),
             "warnings": len(self.warnings()),
             "problems": list(self.problems),
@@ -96,6 +97,19 @@ class Report:
                 sites[name][f"{r.src}:{line}"] = None
         ordered = sorted(uses, key=lambda n: (-uses[n], n))
         return [{"name": n, "family": family(n), "count": uses[n], "sites": list(sites[n])} for n in ordered]
+
+    def kept_cuda_names(self) -> list[dict]:
+        """The CUDA spellings left on purpose, each with the reason the keep-list gives, most frequent first."""
+        from musaport.port.file import kept
+
+        uses: Counter[str] = Counter()
+        sites: dict[str, dict[str, None]] = defaultdict(dict)
+        for r in sorted(self.results, key=lambda r: r.src):
+            for name, line in r.kept:
+                uses[name] += 1
+                sites[name][f"{r.src}:{line}"] = None
+        ordered = sorted(uses, key=lambda n: (-uses[n], n))
+        return [{"name": n, "reason": kept(n), "count": uses[n], "sites": list(sites[n])} for n in ordered]
 
     def families(self, unmapped: list[dict] | None = None) -> list[dict]:
         """Unmapped names per library family: names, uses and files, most files first."""
@@ -143,6 +157,7 @@ class Report:
             "rules": self.rule_totals(),
             "unmapped": unmapped,
             "unmapped_families": self.families(unmapped),
+            "kept_cuda_names": self.kept_cuda_names(),
             "findings": self.findings(),
             "warnings": self.warnings(),
             "not_generated": list(self.problems),

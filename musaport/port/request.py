@@ -97,10 +97,13 @@ class Request:
 
     # -- what the request computes --------------------------------------------------------------------
     def cache_key(self, rules: "RuleSet", layout: "Layout", vocabulary: bytes) -> str:
-        """The cache key of a run of this request: the tool, its code, the rules, the layout, the vocabulary."""
+        """The cache key of a run of this request: the tool, its code, the rules, the layout, the vocabulary and
+        the names kept on purpose (they decide what the unmapped scan reports)."""
         from musaport.port.cache import cache_key
+        from musaport.port.file import kept_file
 
-        return cache_key(rules.digest, layout.digest, hashlib.sha256(vocabulary).hexdigest())
+        return cache_key(rules.digest, layout.digest, hashlib.sha256(vocabulary).hexdigest(),
+                         hashlib.sha256(kept_file().read_bytes()).hexdigest())
 
     def load_rules(self, compile: bool = True) -> "RuleSet":
         """The run's rule packs, as the run loaded them (a PyTorch tree keeps only the rules it has the

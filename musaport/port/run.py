@@ -25,8 +25,8 @@ from musaport.port.config import Config, Generated, Options
 from musaport.port.file import FileResult
 from musaport.port.layout import Skipped, check_out, check_tree
 from musaport.port.report import Report
-from musaport.port.reuse import Survey, digest, survey, unchanged
 from musaport.port.stage import Stage
+from musaport.port.survey import Survey, digest, survey, unchanged
 from musaport.rewrite.rules import RuleSet
 
 

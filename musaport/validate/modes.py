@@ -121,8 +121,8 @@ class CompileMode(Mode):
 
     def run(self, request: Invocation) -> Result:
         from musaport.outdir import VALIDATE_MD
-        from musaport.validate.compile import (build_list_outcomes, missing_headers_note, render_reports,
-                                               validate_compile)
+        from musaport.validate.compile.compile import (build_list_outcomes, missing_headers_note, render_reports,
+                                                       validate_compile)
 
         o = request.options
         out = request.out
@@ -146,7 +146,7 @@ class RunMode(Mode):
     help = "Port, build and run the fixture kernels on the CPU."
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate.kernels import validate_run, write_run_report
+        from musaport.validate.run.kernels import validate_run, write_run_report
 
         outcomes = validate_run(request.out, request.patterns, request.jobs, request.progress)
         for k in outcomes:
@@ -171,10 +171,10 @@ class BackendMode(Mode):
     no_patterns_why = "select samples with --samples"
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate import libtorch as lt
-        from musaport.validate.backend import Status, validate_backend, write_report
-        from musaport.validate.render import backend_table
-        from musaport.validate.samples import load_catalog
+        from musaport.validate.backend.backend import Status, validate_backend, write_report
+        from musaport.validate.backend.render import backend_table
+        from musaport.validate.backend.samples import load_catalog
+        from musaport.validate.torchwheel import libtorch as lt
 
         out, o = request.out, request.options
         out.require_port()
@@ -194,7 +194,7 @@ class BackendMode(Mode):
 
 class OpinfoMode(Mode):
     """PyTorch's OpInfo samples (and with --pytorch-tests its device-generic test files) on the port loaded
-    into the release's torch as the ``musa`` device; the work is in ``opinfo_run``.
+    into the release's torch as the ``musa`` device; the work is in ``opinfo.run``.
 
     Exit code: 0 when everything that ran passed (every entry that ran, in every dtype it ran; every test
     file ran with no failure, error or timeout), 1 otherwise and when nothing ran."""
@@ -220,7 +220,7 @@ class OpinfoMode(Mode):
     no_patterns_why = "select OpInfo entries with --ops"
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES
+        from musaport.validate.opinfo.tests import FILE_TIMEOUT, TEST_FILES
 
         out, o = request.out, request.options
         timeout = _seconds(o.get("test_timeout"), FILE_TIMEOUT)
@@ -232,12 +232,12 @@ class OpinfoMode(Mode):
 
         from rich.console import Console
 
-        from musaport.validate import libtorch as lt
-        from musaport.validate import torchenv
-        from musaport.validate.device import build_device
-        from musaport.validate.opinfo_render import progress_display, summary
-        from musaport.validate.opinfo_run import from_device_build, validate_opinfo
-        from musaport.validate.opinfo_verdict import RUN
+        from musaport.validate.device.build import build_device
+        from musaport.validate.opinfo.render import progress_display, summary
+        from musaport.validate.opinfo.run import from_device_build, validate_opinfo
+        from musaport.validate.opinfo.verdict import RUN
+        from musaport.validate.torchwheel import libtorch as lt
+        from musaport.validate.torchwheel import torchenv
 
         names = tuple(n.strip() for item in o.get("ops") or () for n in item.split(",") if n.strip())
         source = Path(out.porting_report()["source"])
@@ -268,7 +268,7 @@ class OpinfoMode(Mode):
         line = (f"{s['pass']} of {s['ran']} OpInfo entries that ran pass on musa with torch {outcome.doc['torch_version']}"
                 + (f"; test files without a failure: {ok_files} of {len(files)}" if files else "")
                 + f"; report: {outcome.md_path}")
-        # The same rule as opinfo_verdict.exit_code: every entry that ran passed, every file ran clean.
+        # The same rule as opinfo.verdict.exit_code: every entry that ran passed, every file ran clean.
         return Result(passed, total, line, outcome.json_path, empty_fails=True)
 
 

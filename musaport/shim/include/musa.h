@@ -137,3 +137,10 @@ inline MUresult muGetErrorString(MUresult error, const char** text) {
   *text = error == MUSA_SUCCESS ? "no error" : "error reported by the musaport driver shim";
   return MUSA_SUCCESS;
 }
+
+// The toolkit's version as musa.h gives it to every program: an extension built with torch_musa's
+// MUSAExtension tests it where its CUDA code tested CUDA_VERSION (MUSA_COMP_VERSION is defined only by
+// torch_musa's own CMake build).
+#ifndef MUSA_VERSION
+#define MUSA_VERSION MUSA_COMP_VERSION
+#endif

@@ -18,13 +18,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from musaport.outdir import OutDir, write_atomic
-from musaport.validate.opinfo import (JOB_TIMEOUT, Device, DeviceError, PortedOp, Selection, operators_of,
-                                      plan_opinfo, registered_ops, run_opinfo, unregistered_reasons, write_json)
-from musaport.validate.opinfo_report import (REPORT_JSON, REPORT_MD, causes, cited_line_rules, render_markdown,
-                                             report_doc)
-from musaport.validate.opinfo_tests import FILE_TIMEOUT, TEST_FILES, run_test_files
-from musaport.validate.opinfo_verdict import exit_code, missing_operator
+from musaport.outdir import VALIDATE_OPINFO_JSON, VALIDATE_OPINFO_MD, OutDir, write_atomic
+from musaport.validate.opinfo.differential import (JOB_TIMEOUT, Device, DeviceError, PortedOp, Selection,
+                                                   operators_of, plan_opinfo, registered_ops, run_opinfo,
+                                                   unregistered_reasons, write_json)
+from musaport.validate.opinfo.report import causes, cited_line_rules, render_markdown, report_doc
+from musaport.validate.opinfo.tests import FILE_TIMEOUT, TEST_FILES, run_test_files
+from musaport.validate.opinfo.verdict import exit_code, missing_operator
 
 Progress = Callable[[str, int, int, str], None]  # phase, done, total, what
 # Given the registered operators to build (None: all of them), the device, each operator's build
@@ -41,7 +41,7 @@ class OpinfoOutcome:
 
 
 def from_device_build(build) -> tuple[Device, dict[str, tuple[bool, str]], dict]:
-    """A :class:`musaport.validate.device.DeviceBuild` as this mode needs it."""
+    """A :class:`musaport.validate.device.build.DeviceBuild` as this mode needs it."""
     if build.library is None:
         raise DeviceError(f"the musa device did not build: {build.figures.get('error', 'no library')}")
     built = {}
@@ -146,7 +146,7 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
                "op_db_entries": run.entries_total, "workers": workers,
                **({"build": build_figures} if build_figures else {})}
     doc = report_doc(run.torch_version, device.name, list(run.results), found, files, figures)
-    json_path = write_json(out.root / REPORT_JSON, doc)
-    md_path = out.root / REPORT_MD
+    json_path = write_json(out.top(VALIDATE_OPINFO_JSON), doc)
+    md_path = out.top(VALIDATE_OPINFO_MD)
     write_atomic(md_path, render_markdown(doc, command).encode())
     return OpinfoOutcome(doc, json_path, md_path, exit_code(list(run.results), files))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from musaport.validate.backend import OpResult, Status
+from musaport.validate.backend.backend import OpResult, Status
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.BUILD_ERROR: "red", Status.SKIPPED: "yellow"}
 

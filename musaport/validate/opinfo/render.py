@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from musaport.validate.opinfo_verdict import STATUSES
+from musaport.validate.opinfo.verdict import STATUSES
 
 _STYLE = {"pass": "green", "fail": "red", "error": "red", "crash": "magenta", "skip": "yellow"}
 _PHASES = {"opinfo": "OpInfo entry-dtype runs", "tests": "PyTorch test files"}

@@ -15,7 +15,7 @@ in a process of its own with a timeout.
 
 Layout: ``<user cache>/torch/<release>/`` is a virtual environment; its
 ``bin/python`` runs torch; its site-packages holds ``torch/`` and
-``nvidia/``, which is exactly what :class:`~musaport.validate.libtorch.Libtorch`
+``nvidia/``, which is exactly what :class:`~musaport.validate.torchwheel.libtorch.Libtorch`
 reads.  The environment is made in a staging folder beside it and renamed
 into place only when pip succeeded and ``import torch`` answered the release,
 so an interrupted fetch leaves nothing a later run would take for complete

@@ -44,7 +44,7 @@ It returns a :class:`DeviceBuild`:
 
 A build is cached in ``OUT/.musaport/device/``: a second call recompiles only
 what changed.  A failure to fetch the torch environment raises
-:class:`~musaport.validate.torchenv.FetchError`; bad input raises
+:class:`~musaport.validate.torchwheel.torchenv.FetchError`; bad input raises
 :class:`~musaport.errors.LoadError`.
 
 How the library binds: it is linked with ``-Wl,-Bsymbolic-functions``, so a
@@ -68,9 +68,11 @@ from musaport.ops.model import operator_model
 from musaport.outdir import CMAKE_FILE, OutDir, write_atomic
 from musaport.port.request import run_layout
 from musaport.resources import render_template
-from musaport.validate import backend, cpu_view, libtorch, torchenv
-from musaport.validate.cmake_build import CMakeBuilder
-from musaport.validate.samples import Sample, load_catalog
+from musaport.validate.backend import backend
+from musaport.validate.backend.samples import Sample, load_catalog
+from musaport.validate.cpu import view as cpu_view
+from musaport.validate.device.cmake_build import CMakeBuilder
+from musaport.validate.torchwheel import libtorch, torchenv
 
 STATE = "device"
 LOADER = "musaport_loader.py"

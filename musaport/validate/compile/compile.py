@@ -25,13 +25,14 @@ from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
 from musaport.ops.emit_cmake import left_out_sources
-from musaport.outdir import CMAKE_FILE, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir, write_atomic
+from musaport.outdir import (CMAKE_FILE, OVERLAY_JSON, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir,
+                              write_atomic)
 from musaport.port.cache import CACHE_NAME
 from musaport.port.request import Request
 from musaport.resources import default_fixture_tree, render_template, shim_include, shim_wrappers
-from musaport.validate import toolchain
-from musaport.validate.buildenv import aten_ops_headers, config_headers
-from musaport.validate.toolchain import Toolchain
+from musaport.validate.clang import toolchain
+from musaport.validate.clang.toolchain import Toolchain
+from musaport.validate.compile.buildenv import aten_ops_headers, config_headers
 
 PASSES = {
     "host": ["--cuda-host-only"],
@@ -200,7 +201,7 @@ def missing_headers_note(out: OutDir, outcomes: list[Outcome]) -> str | None:
 
 def _extension_includes(out: OutDir, source: Path, torch: Path) -> list[str]:
     """An extension's port laid over the project's own files (see ``extension.overlay``), then ``torch``."""
-    project = overlay_flags(out.tree, source, set(out.out_paths()), out.work("validate") / "overlay.json")
+    project = overlay_flags(out.tree, source, set(out.out_paths()), out.work("validate") / OVERLAY_JSON)
     return [f"-I{shim_include()}", *project, *[f"-I{d}" for d in torch_dirs(torch)]]
 
 

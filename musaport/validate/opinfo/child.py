@@ -3,8 +3,8 @@
 This file runs with the python of the release's own torch wheel, where
 musaport is not installed, so it imports only the standard library and torch.
 
-    python opinfo_child.py [--loader FILE --library LIB] --device musa inventory OUT.json
-    python opinfo_child.py [--loader FILE --library LIB] --device musa serve
+    python child.py [--loader FILE --library LIB] --device musa inventory OUT.json
+    python child.py [--loader FILE --library LIB] --device musa serve
 
 ``inventory`` writes every OpInfo entry of ``op_db``: its key (``name`` or
 ``name.variant``), the dtypes both its CPU and its CUDA sets hold, the aten
@@ -512,7 +512,7 @@ def serve(device: str, proto) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="opinfo_child.py")
+    parser = argparse.ArgumentParser(prog="child.py")
     parser.add_argument("--device", default="musa")
     parser.add_argument("--loader")
     parser.add_argument("--library")

@@ -4,7 +4,7 @@
 ported tree's ``musaport_sources.cmake`` (in the CPU view, which has the
 same paths) for a whole build, or takes the round's selected sources, and
 adds the registration and the adapters musaport generates.  Each round of
-the link closure (see :mod:`musaport.validate.backend`) writes
+the link closure (see :mod:`musaport.validate.backend.backend`) writes
 ``inputs.cmake`` (flags, sources left out, link options) and runs Ninja:
 first the objects with ``-k 0`` (a file that does not compile is reported,
 the others are built), then the library.
@@ -29,8 +29,8 @@ from musaport import children
 from musaport.errors import LoadError, ToolError
 from musaport.outdir import write_atomic
 from musaport.resources import render_template, user_cache
-from musaport.validate.cpu_link import link_flags
-from musaport.validate.objects import Built, first_error
+from musaport.validate.backend.objects import Built, first_error
+from musaport.validate.cpu.link import link_flags
 
 OBJECTS = "musaport_objects"
 TARGET = "musaport_backend"
@@ -164,7 +164,7 @@ class CMakeBuilder:
 
     def link(self, objects: list[Path], library: Path) -> tuple[Path | None, dict[str, set[Path]], str]:
         """The library (copied to ``library``), or the undefined symbols with the objects calling them."""
-        from musaport.validate.backend import undefined_references
+        from musaport.validate.backend.backend import undefined_references
 
         self.alias_flags = link_flags(objects)
         self.write_inputs(*self._inputs)

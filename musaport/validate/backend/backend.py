@@ -42,14 +42,14 @@ from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
-from musaport.rewrite.rules import RuleSet
 from musaport.resources import render_template, shim_include, shim_third_party
-from musaport.validate import cpu_view
-from musaport.validate.buildenv import aten_ops_headers
-from musaport.validate.cpu_link import link_flags
-from musaport.validate.libtorch import Libtorch
-from musaport.validate.objects import Built, build_all
-from musaport.validate.samples import DTYPES, Catalog, Sample
+from musaport.rewrite.rules import RuleSet
+from musaport.validate.backend.objects import Built, build_all
+from musaport.validate.backend.samples import DTYPES, Catalog, Sample
+from musaport.validate.compile.buildenv import aten_ops_headers
+from musaport.validate.cpu import view as cpu_view
+from musaport.validate.cpu.link import link_flags
+from musaport.validate.torchwheel.libtorch import Libtorch
 from musaport.whereis.search import whereis
 
 CXX = "g++"

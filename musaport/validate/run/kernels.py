@@ -26,7 +26,7 @@ from musaport.port.file import port_bytes
 from musaport.resources import data_dir, default_packs, parse_vocabulary, shim_include, vocabulary_file
 from musaport.rewrite.rules import RuleSet
 from musaport.rewrite.packs import load_packs
-from musaport.validate.cpu_link import link_flags
+from musaport.validate.cpu.link import link_flags
 
 CXX = "g++"
 _EXPECT = re.compile(r"//\s*expect:\s*error\s+(.+)")
@@ -139,7 +139,7 @@ def validate_run(out: OutDir, patterns: tuple[str, ...], jobs: int, progress=Non
     port_headers(work, rules, vocabulary)
     prepared = [prepare(k, work, rules, vocabulary) for k in fixture_kernels(patterns)]
     if progress is None:
-        from musaport.validate.compile import Progress
+        from musaport.validate.compile.compile import Progress
 
         progress = Progress()
     with ThreadPoolExecutor(max(1, jobs)) as pool, \

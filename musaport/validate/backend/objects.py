@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport import children, jsoncache
+from musaport.outdir import OBJECTS_INDEX
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def parse_depfile(text: str) -> list[str]:
 def build_all(compiler: list[str], sources: list[Path], flags_of, objdir: Path, jobs: int) -> list[Built]:
     """Compile ``sources`` (``flags_of(source)`` → its flags) into ``objdir``, reusing what still holds."""
     objdir.mkdir(parents=True, exist_ok=True)
-    index_path = objdir / "objects.json"
+    index_path = objdir / OBJECTS_INDEX
     index = (jsoncache.load(index_path) or {}).get("objects", {})
     hashes = Hashes()
     todo = sorted(sources, key=lambda s: -s.stat().st_size)  # the slowest first

@@ -12,11 +12,9 @@ from musaport.diff.files import PROVENANCE_TAG, rules_by_line
 from musaport.outdir import OutDir
 from musaport.rewrite.apply import rewrite
 from musaport.rewrite.rules import RuleSet
-from musaport.validate.opinfo import PortedOp, operators_of
-from musaport.validate.opinfo_verdict import RUN, STATUSES, OpResult, error_kind, missing_operator
+from musaport.validate.opinfo.differential import PortedOp, operators_of
+from musaport.validate.opinfo.verdict import RUN, STATUSES, OpResult, error_kind, missing_operator
 
-REPORT_JSON = "validate_opinfo_report.json"
-REPORT_MD = "validate_opinfo_report.md"
 
 
 @dataclass

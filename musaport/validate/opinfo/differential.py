@@ -3,7 +3,7 @@
 The evidence is PyTorch's: the ``op_db`` of the release's own
 ``common_methods_invocations.py`` and ``test_compare_cpu``'s comparison. The
 parent (here) never imports torch. It asks the torch environment's python to
-run :mod:`opinfo_child` (shipped beside this module, run by path), once for
+run :mod:`musaport.validate.opinfo.child` (shipped beside this module, run by path), once for
 the inventory of ``op_db`` and then as worker processes that answer one job
 (an entry in one dtype) at a time. A worker that crashes (segfault, abort) or
 does not answer within the timeout is killed and replaced; the job is
@@ -29,10 +29,10 @@ import yaml
 
 from musaport import children
 from musaport.errors import LoadError, ToolError
-from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
-from musaport.validate.opinfo_verdict import DtypeResult, OpResult, from_child
+from musaport.outdir import FUNCTIONS_YAML, OutDir, opinfo_inventory, worker_log, write_atomic
+from musaport.validate.opinfo.verdict import DtypeResult, OpResult, from_child
 
-CHILD = Path(__file__).with_name("opinfo_child.py")
+CHILD = Path(__file__).with_name("child.py")
 JOB_TIMEOUT = 180.0  # seconds for one entry in one dtype
 START_TIMEOUT = 300.0  # seconds for a worker to import torch, op_db and load the device
 INVENTORY_TIMEOUT = 900.0
@@ -166,7 +166,7 @@ def inventory_path(device: Device, work: Path) -> Path:
     """The cached inventory of one torch environment and this child. The venv's python is not resolved:
     every venv's python links to the same interpreter, and the environment is what differs."""
     key = hashlib.sha256(f"{os.path.abspath(device.python)}|{child_digest()}".encode()).hexdigest()[:16]
-    return work / f"inventory-{key}.json"
+    return work / opinfo_inventory(key)
 
 
 def inventory(device: Device, work: Path, log=print) -> list[Entry]:
@@ -241,7 +241,7 @@ class _Worker:
 
     def start(self) -> None:
         self.started += 1
-        self.log_path = self.work / f"worker-{self.index}.log"
+        self.log_path = self.work / worker_log(self.index)
         log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - the child holds it
         cmd = [str(self.device.python), "-I", "-B", str(CHILD), *self.device.child_args(), "serve"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTORCH_TESTING")}

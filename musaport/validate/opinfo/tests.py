@@ -4,7 +4,7 @@ Each file of the tree's ``test/`` folder runs through pytest in the torch
 environment, under ``nice``, with
 ``PYTORCH_TESTING_DEVICE_ONLY_FOR=privateuse1``: the device-generic tests are
 instantiated for ``PrivateUse1TestBase`` only. The device is registered by
-a plugin of ours (``opinfo_pytest_plugin.py``) that pytest imports with
+a plugin of ours (``pytest_plugin.py``) that pytest imports with
 ``-p`` before any test module. The tree's own ``conftest.py`` and
 ``pytest.ini`` are not used (they need PyTorch's CI plugins); ours keeps
 their options that change outcomes (native tracebacks, ``--capture=sys``, no
@@ -50,11 +50,11 @@ from pathlib import Path
 from typing import Callable
 
 from musaport import children
-from musaport.outdir import write_atomic
-from musaport.validate.opinfo import Device
-from musaport.validate.opinfo_verdict import without_numbers
+from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
+from musaport.validate.opinfo.differential import Device
+from musaport.validate.opinfo.verdict import without_numbers
 
-PLUGIN = Path(__file__).with_name("opinfo_pytest_plugin.py")
+PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 PLUGIN_MODULE = "musaport_device_plugin"
 TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "test_reductions.py",
               "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",
@@ -234,8 +234,8 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     index, count = shard
     stem = path.stem + (f".{index + 1}of{count}" if count > 1 else "")
     label = name + (f" (shard {index + 1} of {count})" if count > 1 else "")
-    xml, outcomes, output = work / f"{stem}.xml", work / f"{stem}.outcomes.jsonl", work / f"{stem}.log"
-    done_file, died_file, state = work / f"{stem}.done.txt", work / f"{stem}.died.txt", work / f"{stem}.state.json"
+    xml, outcomes, output = work / f"{stem}{TEST_JUNIT}", work / f"{stem}{TEST_OUTCOMES}", work / f"{stem}{TEST_LOG}"
+    done_file, died_file, state = work / f"{stem}{TEST_DONE}", work / f"{stem}{TEST_DIED}", work / f"{stem}{TEST_STATE}"
     key = _resume_key(device, path, shard)
     carried = _carried_over(state, key, outcomes)
     for p in (xml, done_file, died_file, state) + (() if carried else (outcomes,)):

@@ -6,7 +6,7 @@ them with the matching ``torch/include``; ``libtorch_cpu.so`` also needs the
 CUDA runtime and CUPTI shared libraries at link and load time (no GPU is
 touched), which the wheel's pinned NVIDIA wheels install beside it.  One
 download serves the link and the Python device alike: the release's torch
-environment (:mod:`musaport.validate.torchenv`), whose site-packages holds
+environment (:mod:`musaport.validate.torchwheel.torchenv`), whose site-packages holds
 ``torch/`` and ``nvidia/`` as this module reads them.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError, ToolError
-from musaport.validate import torchenv
+from musaport.validate.torchwheel import torchenv
 
 
 

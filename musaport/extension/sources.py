@@ -1,0 +1,191 @@
+"""Does every source a ported build file names exist in the ported tree? Checked, never assumed.
+
+The port renames the files of a project (``_cuda.cu`` → ``_musa.mu``, ``cuda/``
+→ ``musa/``) and the string pieces of its build files alike, so a path
+expression that named a project file before names its port after, however
+the script builds it. That is checked here, expression by expression: each
+path a build file spells (a setup.py string, f-string, ``+`` or
+``os.path.join`` of pieces, a ``glob`` pattern, a ``.format`` template; a
+CMake argument or list element) is evaluated as a glob (``pyeval.pattern``:
+what cannot be evaluated is ``*``) in the original build file against the
+project's files, and in the ported build file against the ported tree (the
+project with each ported file at its new path). The two must name the same
+files, renamed; an expression that named files and names fewer, or others,
+after the port is a ``build-source-lost`` finding. A ``sources`` entry of an
+extension that cannot be evaluated at all is a ``build-source-unchecked``
+finding: the report never claims more than was checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from musaport.extension.pyeval import WILD, assignments, pattern
+from musaport.rewrite.apply import Finding
+
+# A path that names sources: it ends with a C++/CUDA source suffix (or a glob of one).
+_SOURCE_PATH = re.compile(r"\.(?:cu|cuh|mu|muh|cpp|cc|cxx|c|h|hpp)\*?$")
+_CMAKE_DIR = re.compile(
+    r"\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}")
+_CMAKE_VAR = re.compile(r"\$\{[^}]*\}|\$ENV\{[^}]*\}")
+
+LOST = "build-source-lost"
+UNCHECKED = "build-source-unchecked"
+LOST_WHY = ("the ported build file names fewer or other sources than the original did: a kernel would leave "
+            "the build without a word (a path the port could not follow)")
+UNCHECKED_WHY = ("a source of the extension the port cannot evaluate (a name bound outside the script, a call it "
+                 "does not know): check by hand that it names the ported files")
+
+
+@dataclass(frozen=True)
+class Site:
+    """A path a build file spells: its line, the expression as written, its glob (root-relative; None when it
+    cannot be evaluated)."""
+
+    line: int
+    text: str
+    glob: str | None
+
+
+def source_paths(tree: ast.AST, env: dict[str, ast.expr] | None = None) -> list[tuple[ast.expr, str]]:
+    """Each outermost expression of a script that evaluates to a source path (or a glob of sources), with its
+    glob relative to the script's folder."""
+    env = assignments(tree) if env is None else env
+    loops = _loops(tree)
+    inner: set[int] = set()
+    found = []
+    for node in ast.walk(tree):  # breadth first: an outer expression comes before its parts
+        if id(node) in inner or not isinstance(node, ast.expr) or not _pathish(node) or _is_list(node, env):
+            continue  # a list (glob(a) + glob(b)) is no path: its parts are
+        glob = pattern(node, env, loops)
+        if glob is not None and _SOURCE_PATH.search(glob) and glob.strip("*/.") and not glob.startswith("/"):
+            found.append((node, glob))
+            inner.update(id(n) for n in ast.walk(node))
+    return found
+
+
+def source_pieces(tree: ast.AST) -> frozenset[tuple[int, int]]:
+    """Where the strings are that are pieces of a source path (``d + '/cuda/' + n + '_cuda.cu'``): their
+    folder names and file names are renamed as the port renames the project's."""
+    return frozenset((n.lineno, n.col_offset) for node, _ in source_paths(tree) for n in ast.walk(node)
+                     if isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str)))
+
+
+def _loops(tree: ast.AST) -> dict[str, ast.expr]:
+    return {n.target.id: n.iter for n in ast.walk(tree)
+            if isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.target, ast.Name)}
+
+
+def setup_sites(text: str, folder: str) -> tuple[list[Site], list[Site]]:
+    """(paths, unevaluable ``sources`` entries) of a setup.py (``text``: its lines as Python reads them)."""
+    tree = ast.parse(text)
+    env = assignments(tree)
+    loops = _loops(tree)
+    sites = [Site(node.lineno, ast.get_source_segment(text, node) or "", _root(folder, glob))
+             for node, glob in source_paths(tree, env)]
+    unchecked = []
+    for entry in _source_entries(tree):
+        if _is_list(entry, env):
+            continue
+        glob = pattern(entry, env, loops)
+        if glob is None or not glob.replace(WILD, "").strip("/."):
+            unchecked.append(Site(entry.lineno, ast.get_source_segment(text, entry) or "", None))
+    return sites, unchecked
+
+
+def _pathish(node: ast.expr) -> bool:
+    return isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call))
+
+
+_LIST_CALLS = frozenset({"glob", "iglob", "sorted", "list", "tuple"})
+
+
+def _is_list(expr: ast.expr, env: dict[str, ast.expr], depth: int = 0) -> bool:
+    """An expression that makes a list of paths (a glob, a list, a sum of lists, a name bound to one): its
+    entries are checked where they are written."""
+    if depth > 8:
+        return False
+    if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        return (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name)
+                else "") in _LIST_CALLS
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _is_list(expr.left, env, depth + 1) or _is_list(expr.right, env, depth + 1)
+    return isinstance(expr, ast.Name) and expr.id in env and _is_list(env[expr.id], env, depth + 1)
+
+
+def _source_entries(tree: ast.AST) -> list[ast.expr]:
+    """The entries of each ``*Extension(name, sources, ...)`` call's sources list, as written."""
+    out: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if not name.endswith("Extension") or name.startswith("Build"):
+            continue
+        sources = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "sources"), None)
+        if isinstance(sources, (ast.List, ast.Tuple)):
+            out.extend(e for e in sources.elts if not isinstance(e, ast.Starred))
+        elif sources is not None:
+            out.append(sources)
+    return out
+
+
+def cmake_sites(code: str, text: str, folder: str, args: re.Pattern[str], sep: re.Pattern[str]) -> list[Site]:
+    """The source paths a CMakeLists.txt names (``code``: comments blanked), list elements one by one;
+    ``${CMAKE_CURRENT_SOURCE_DIR}`` and the like are the folders they are, other variables ``*``."""
+    sites = []
+    for m in args.finditer(code):
+        value = m.group(0)[1:-1] if m.group(0).startswith('"') else m.group(0)
+        for element in sep.split(value):
+            base = folder
+            top = _CMAKE_DIR.match(element)
+            if top:
+                base = "" if top.group(1) in ("PROJECT_SOURCE_DIR", "CMAKE_SOURCE_DIR") else folder
+                element = element[top.end() :].lstrip("/")
+            glob = _CMAKE_VAR.sub(WILD, element)
+            if _SOURCE_PATH.search(glob) and glob.strip("*/.") and not glob.startswith("/"):
+                sites.append(Site(text.count("\n", 0, m.start()) + 1, element, _root(base, glob)))
+    return sites
+
+
+def _root(folder: str, glob: str) -> str:
+    return posixpath.normpath(posixpath.join(folder, glob)) if folder else posixpath.normpath(glob)
+
+
+def compare(before: list[Site], after: list[Site], files: frozenset[str], renames: dict[str, str]) -> list[Finding]:
+    """``build-source-lost`` for each path that named project files before the port and names other files
+    (or none) in the ported tree. ``before`` and ``after`` are the same expressions in the same order (the port
+    changes strings, never the script's shape); a build file whose sites do not pair up is one finding."""
+    ported = frozenset(renames.get(f, f) for f in files)
+    if len(before) != len(after):
+        return [Finding(LOST, 1, f"{len(before)} source paths before the port, {len(after)} after", LOST_WHY)]
+    out = []
+    for old, new in zip(before, after):
+        if old.glob is None or new.glob is None:
+            continue
+        named = sorted(f for f in files if fnmatchcase(f, old.glob))
+        if not named:
+            continue  # names nothing in the project as it is (a path only some checkouts have)
+        expected = {renames.get(f, f) for f in named}
+        got = {f for f in ported if fnmatchcase(f, new.glob)}
+        if got != expected:
+            missing = sorted(expected - got)
+            say = f"{new.text}: names {len(named)} project file(s) before the port ({named[0]}"
+            say += f", ...)" if len(named) > 1 else ")"
+            say += f"; after it {len(got)}, {len(missing)} missing ({missing[0]})" if missing else \
+                f"; after it {len(got)} ({sorted(got - expected)[0]} was not named before)"
+            out.append(Finding(LOST, old.line, say, LOST_WHY))
+    return out
+
+
+def unchecked(sites: list[Site]) -> list[Finding]:
+    return [Finding(UNCHECKED, s.line, s.text, UNCHECKED_WHY) for s in sites]

@@ -1,0 +1,291 @@
+"""`run --src` on small projects written here for one defect class each: what a real project's sources and
+build files may hold, read as their own tools read them.
+
+- setup.py is read as Python reads it (its tokenizer's line endings, PEP 263's coding cookie and byte-order
+  mark), and its port is proved to be Python (``ast.parse``), whatever the import it rewrites looks like.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import musaport
+from musaport.extension.buildfiles import Paths, port_setup_py, read_python
+
+NO_RENAMES = Paths.of({}, frozenset())
+KERNEL = "__global__ void k(float* x) { x[0] = 1; }\n"
+TREE = "generated_cuda_compatible"
+
+
+def project(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A project of the given files (text or bytes) under ``root``."""
+    for rel, body in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.write_bytes if isinstance(body, bytes) else path.write_text)(body)  # type: ignore[operator]
+    return root
+
+
+def port(src: Path, out: Path, *extra: str):
+    return musaport("run", "--src", str(src), "--out", str(out), "-q", *extra)
+
+
+SETUP = ("from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+         "setup(ext_modules=[CUDAExtension('k', ['csrc/cuda/k.cu'])], cmdclass={'build_ext': BuildExtension})")
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("no final newline", SETUP.encode()),
+    ("CR-only line endings", SETUP.replace("\n", "\r").encode() + b"\r"),
+    ("CR LF line endings", SETUP.replace("\n", "\r\n").encode() + b"\r\n"),
+    ("Latin-1 with a coding cookie", b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + SETUP.encode() + b"\n"),
+    ("a byte-order mark", b"\xef\xbb\xbf" + SETUP.encode() + b"\n"),
+])
+def test_setup_py_read_as_python_reads_it(tmp_path: Path, name: str, data: bytes) -> None:
+    src = project(tmp_path / "p", {"setup.py": data, "csrc/cuda/k.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    new = (tmp_path / "out" / TREE / "setup.py").read_bytes()
+    text, encoding = read_python(new)
+    assert encoding == read_python(data)[1]  # written back in its own encoding, BOM and all
+    ast.parse(text)
+    assert "MUSAExtension('k', ['csrc/musa/k.mu'])" in text and "CUDA" not in text
+    if data.startswith(b"\xef\xbb\xbf"):
+        assert new.startswith(b"\xef\xbb\xbf# musaport")
+    if b"coding" in data:
+        assert new.splitlines()[0] == b"# -*- coding: latin-1 -*-" and b"caf\xe9" in new
+    if b"\r" in data and b"\r\n" not in data:
+        assert b"\n" not in new
+
+
+@pytest.mark.parametrize("text", [
+    "if True:\n\tfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n\text = CUDAExtension\n",
+    "x = 1; from torch.utils.cpp_extension import CppExtension, CUDAExtension\next = CUDAExtension\n",
+    "if x: from torch.utils.cpp_extension import CppExtension, CUDA_HOME\n",
+    "from torch.utils.cpp_extension import *\next = CUDAExtension(cmdclass={'build_ext': BuildExtension})\n",
+    "try:\n    from torch.utils.cpp_extension import (\n        CUDAExtension,\n        CppExtension)\nexcept ImportError:\n"
+    "    pass\n",
+])
+def test_import_rewrite_is_python(text: str) -> None:
+    new = port_setup_py(text, "", NO_RENAMES).text
+    tree = ast.parse(new)
+    imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                and n.module == "torch_musa.utils.musa_extension" for a in n.names}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & {"MUSAExtension", "BuildExtension", "MUSA_HOME"}
+    assert used <= imported and imported
+    assert "CUDAExtension" not in new and "CUDA_HOME" not in new
+
+
+def test_source_with_a_byte_order_mark_keeps_it_first(tmp_path: Path) -> None:
+    src = project(tmp_path / "p", {"csrc/k.cu": "\ufeff" + KERNEL + "void f() { cudaDeviceSynchronize(); }\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    new = (tmp_path / "out" / TREE / "csrc/k.mu").read_bytes()
+    assert new.startswith(b"\xef\xbb\xbf// musaport") and new.count(b"\xef\xbb\xbf") == 1
+
+
+def test_launches_device_checks_and_versions_as_the_musa_build_needs(tmp_path: Path) -> None:
+    """Class 3: formatter-spaced launches; class 4: the deprecated ``type().is_cuda()``; class 6: the
+    toolkit version an extension sees (``MUSA_VERSION``, from musa.h) and MUSAExtension's ``mcc_dlink`` key."""
+    src = project(tmp_path / "p", {
+        "csrc/k.cu": KERNEL + "#include <cuda.h>\n#include <torch/extension.h>\n"
+        "void run(at::Tensor value, float* p) {\n"
+        '  AT_ASSERTM(value.type().is_cuda(), "value must be a CUDA tensor");\n'
+        "  k << <1, 32 >> > (p);\n  k<< <dim3(1), dim3(32), 0>> >(p);\n"
+        "#if defined(CUDA_VERSION) && CUDA_VERSION >= 11000\n  k<<<1, 1>>>(p);\n#endif\n}\n",
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+        "ext = CUDAExtension('k', ['csrc/k.cu'], extra_compile_args={'cxx': [], 'nvcc': ['-O3'], "
+        "'nvcc_dlink': ['-dlink']})\n",
+    })
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    tree = tmp_path / "out" / TREE
+    kernel = (tree / "csrc/k.mu").read_text()
+    assert "k <<<1, 32 >>> (p);" in kernel and "k<<<dim3(1), dim3(32), 0>>>(p);" in kernel
+    assert "<< <" not in kernel and ">> >" not in kernel
+    assert "AT_ASSERTM(value.is_privateuseone()," in kernel and "type()" not in kernel
+    assert "#if defined(MUSA_VERSION) && MUSA_VERSION >= 11000" in kernel and "COMP_VERSION" not in kernel
+    setup = (tree / "setup.py").read_text()
+    assert "{'cxx': [], 'mcc': ['-O3'], 'mcc_dlink': ['-dlink']}" in setup
+
+
+def test_the_shim_musa_h_gives_musa_version() -> None:
+    """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
+    import musaport
+    header = (Path(musaport.__file__).parent / "shim" / "include" / "musa.h").read_text()
+    assert re.search(r"^#define MUSA_VERSION\b", header, re.M)
+
+
+def test_every_cuda_name_left_is_reported(tmp_path: Path) -> None:
+    """Class 5: names outside the toolkit list survive no longer unreported; what the naming facts map is
+    mapped (the typedefs, make_cuda*, the two THC shims), the rest (the legacy THC API, libcu++, NVSHMEM) is in
+    the unmapped report with its site, and "none" is said only of a port where the scan found none."""
+    src = project(tmp_path / "p", {
+        "csrc/k.cu": "#include <THC/THC.h>\n#include <THC/THCAtomics.cuh>\n#include <cuda/atomic>\n"
+        "#include <nvshmem.h>\n#include <cuda_bf16.h>\n"
+        "__global__ void k(nv_bfloat16* x, nv_half* h) {\n  THCudaCheck(cudaGetLastError());\n"
+        "  int n = THCCeilDiv(4, 2);\n  nvshmem_barrier_all();\n  cuda::atomic<int> a;\n}\n"
+        "void f() { auto e = make_cudaExtent(1, 2, 3); CUDA_KERNEL_ASSERT(true); }\n",
+        "csrc/clean.cu": KERNEL,
+    })
+    done = musaport("run", "--src", str(src), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    kernel = (tmp_path / "out" / TREE / "csrc/k.mu").read_text()
+    assert "__mt_bfloat16* x, __half* h" in kernel and "make_musaExtent(1, 2, 3)" in kernel
+    assert "#include <ATen/musa/Atomic.muh>" in kernel and "THCAtomics" not in kernel
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    unmapped = {u["name"]: u["sites"] for u in report["unmapped"]}
+    assert unmapped == {"<THC/THC.h>": ["csrc/k.cu:1"], "<cuda/atomic>": ["csrc/k.cu:3"],
+                        "<nvshmem.h>": ["csrc/k.cu:4"], "THCudaCheck": ["csrc/k.cu:7"],
+                        "THCCeilDiv": ["csrc/k.cu:8"], "nvshmem_barrier_all": ["csrc/k.cu:9"],
+                        "cuda": ["csrc/k.cu:10"]}
+    kept = {k["name"]: k["reason"] for k in report["kept_cuda_names"]}
+    assert list(kept) == ["CUDA_KERNEL_ASSERT"] and "c10/macros/Macros.h" in kept["CUDA_KERNEL_ASSERT"]
+    assert "unmapped CUDA APIs: 7 names" in " ".join(done.stdout.split())
+    (src / "csrc/k.cu").unlink()
+    clean = musaport("run", "--src", str(src), "--out", str(tmp_path / "out2"))
+    assert "unmapped CUDA APIs: none" in clean.stdout
+    assert "None: the scan of code and includes found no name" in (tmp_path / "out2" / "porting_report.md").read_text()
+
+
+# A setup.py that builds its source paths every way Python allows (class 2 of the extension issue; D8).
+PATHS_SETUP = '''import os.path as osp
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+ROOT = osp.dirname(osp.abspath(__file__))
+d = osp.join(ROOT, 'csrc')
+sources = [osp.join(d, 'ops.cpp')]
+for name in ['box', 'nms']:
+    path = osp.join(d, 'cuda', f'{name}_cuda.cu')
+    if osp.exists(path):
+        sources.append(path)
+sources.append(osp.join(d, 'cuda', '{}_cuda.cu'.format('extra')))
+sources.append(d + '/cuda/' + 'tri' + '_cuda.cu')
+sources.append(osp.join(d, """cuda/cat_cuda.cu"""))
+sources.append(osp.join(d, 'cuda/' 'dog_cuda.cu'))
+setup(ext_modules=[CUDAExtension('k', sources)], cmdclass={'build_ext': BuildExtension})
+'''
+KERNELS = {f"csrc/cuda/{n}_cuda.cu": KERNEL for n in ("box", "nms", "extra", "tri", "cat", "dog")}
+# Stand-ins for the builder, so the ported setup.py runs and says which sources it would build.
+STUBS = {
+    "setuptools/__init__.py": "def setup(**kw):\n    pass\n",
+    "torch/__init__.py": "", "torch/utils/__init__.py": "",
+    "torch/utils/cpp_extension.py": "def CppExtension(name, sources, **kw):\n    return sources\n",
+    "torch_musa/__init__.py": "", "torch_musa/utils/__init__.py": "",
+    "torch_musa/utils/musa_extension.py": "import json, os\nMUSA_HOME = '/musa'\nclass BuildExtension: pass\n"
+    "def MUSAExtension(name, sources, **kw):\n    json.dump(sources, open(os.environ['SOURCES_OUT'], 'w'))\n",
+}
+
+
+def overlay(src: Path, out: Path, dest: Path) -> Path:
+    """The project with its port laid over it, as the README says to build it."""
+    import shutil
+    shutil.copytree(src, dest)
+    for rel in json.loads((out / "porting_report.json").read_text())["files"]:
+        (dest / rel).unlink()
+    shutil.copytree(out / TREE, dest, dirs_exist_ok=True)
+    return dest
+
+
+def built_sources(tree: Path, tmp_path: Path) -> list[str]:
+    """The sources the ported setup.py hands to MUSAExtension when it runs (under stand-in builders)."""
+    import os
+    import subprocess
+    import sys
+    project(tmp_path / "stubs", STUBS)  # type: ignore[arg-type]
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "stubs"), SOURCES_OUT=str(tmp_path / "sources.json"))
+    done = subprocess.run([sys.executable, "setup.py"], cwd=tree, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads((tmp_path / "sources.json").read_text())
+
+
+def test_every_source_a_ported_setup_py_names_exists(tmp_path: Path) -> None:
+    src = project(tmp_path / "p", {"setup.py": PATHS_SETUP, "csrc/ops.cpp": "int ops();\n", **KERNELS,
+                                   "CMakeLists.txt": 'set(SRCS "csrc/cuda/box_cuda.cu;csrc/ops.cpp")\n'
+                                   "add_library(k ${SRCS} csrc/cuda/nms_cuda.cu)\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    tree = overlay(src, tmp_path / "out", tmp_path / "built")
+    sources = built_sources(tree, tmp_path)
+    assert [Path(s).relative_to(tree).as_posix() for s in sources] == [
+        "csrc/ops.cpp", "csrc/musa/box_musa.mu", "csrc/musa/nms_musa.mu", "csrc/musa/extra_musa.mu",
+        "csrc/musa/tri_musa.mu", "csrc/musa/cat_musa.mu", "csrc/musa/dog_musa.mu"]
+    assert all(Path(s).is_file() for s in sources)
+    cmake = (tree / "CMakeLists.txt").read_text()
+    assert 'set(SRCS "csrc/musa/box_musa.mu;csrc/ops.cpp")' in cmake and "csrc/musa/nms_musa.mu)" in cmake
+    findings = json.loads((tmp_path / "out" / "porting_report.json").read_text())["findings"]
+    assert not [f for f in findings if f["rule"].startswith("build-source")]
+
+
+def test_a_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> None:
+    """The port renames cudaops.cpp (a CUDA file) to musaops.cpp, but in 'cudaops' + '.cpp' no piece is a CUDA
+    folder or file name to rename: the check finds the ported build file naming a file that is no longer there,
+    and says which source it cannot evaluate at all."""
+    setup = PATHS_SETUP.replace("sources.append(osp.join(d, 'cuda/' 'dog_cuda.cu'))",
+                                "sources.append(osp.join(d, 'cudaops' + '.cpp'))\nunknown = [x for x in y]\n"
+                                "e = CUDAExtension('e', [os.environ['SRC']])")
+    src = project(tmp_path / "p", {"setup.py": setup, "csrc/ops.cpp": "int ops();\n", **KERNELS,
+                                   "csrc/cudaops.cpp": "void f() { cudaDeviceSynchronize(); }\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    found = {(f["rule"], f["site"]): f["text"] for f in report["findings"] if f["rule"].startswith("build-source")}
+    assert list(found) == [("build-source-lost", "setup.py:14"), ("build-source-unchecked", "setup.py:16")]
+    assert "csrc/musaops.cpp" in found["build-source-lost", "setup.py:14"]
+    assert found["build-source-unchecked", "setup.py:16"] == "os.environ['SRC']"
+
+
+def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:
+    """D18: thousands of unclosed ``#[[`` (each a line comment) read in one pass; a bracket comment hides
+    what it holds; a quoted list's elements are paths each; a build file over the size bound is not read."""
+    from musaport.extension.buildfiles import MAX_BUILD_FILE_BYTES, port_cmake
+    paths = Paths.of({"csrc/cuda/k.cu": "csrc/musa/k.mu"}, frozenset({"csrc/cuda/k.cu", "csrc/a.cpp"}))
+    text = "#[[ csrc/cuda/k.cu\n" * 20000 + "#[==[ csrc/cuda/k.cu\n]==] add_library(k csrc/cuda/k.cu)\n" \
+        'set(S "csrc/cuda/k.cu;csrc/a.cpp")\n'
+    new = port_cmake(text, "", paths).text
+    assert new.endswith('add_library(k csrc/musa/k.mu)\nset(S "csrc/musa/k.mu;csrc/a.cpp")\n')
+    assert new.count("csrc/cuda/k.cu") == 20001
+    src = project(tmp_path / "p", {"csrc/cuda/k.cu": KERNEL,
+                                   "CMakeLists.txt": "#" * (MAX_BUILD_FILE_BYTES + 1) + "\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "CMakeLists.txt: not ported: 1,048,578 bytes, more than the 1,048,576 a build file may have" in \
+        " ".join((done.stdout + done.stderr).split())
+
+
+@pytest.mark.parametrize("odd", ["new\nline", "esc\x1bape", "bidi\u202eover", 'quote"', "dollar$", "semi;colon"])
+def test_files_whose_names_the_port_cannot_carry_are_skipped(tmp_path: Path, odd: str) -> None:
+    """D16: a name with a newline, ESC, a bidi override or one of "$; is skipped with a warning, as the README
+    says (it would break the provenance comment or musaport_sources.cmake), never ported."""
+    src = project(tmp_path / "p", {"csrc/k.cu": KERNEL, f"csrc/{odd}.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert list(report["files"]) == ["csrc/k.cu"]
+    assert [w for w in report["warnings"] if "(not ported)" in w and "file name has" in w]
+    written = [p.name for p in (tmp_path / "out" / TREE).rglob("*")]
+    assert not [n for n in written if not n.isprintable() or set(n) & set('"$;')]
+
+
+def test_a_tree_with_nothing_to_port_or_no_build_says_so(tmp_path: Path) -> None:
+    """D22: an empty --src is a wrong path (exit 2, one line); a build declared only in pyproject.toml is not
+    ported, which the run says and exits 1 for; no build file at all is a warning."""
+    empty = port(project(tmp_path / "empty", {"README.md": "x\n"}), tmp_path / "o1")
+    assert empty.returncode == 2 and "--src holds no CUDA source to port" in empty.stderr
+    assert len(empty.stderr.strip().splitlines()) == 1
+    toml = project(tmp_path / "toml", {"csrc/k.cu": KERNEL, "pyproject.toml":
+                                       '[tool.setuptools]\next-modules = [{name = "k", sources = ["csrc/k.cu"]}]\n'})
+    done = port(toml, tmp_path / "o2")
+    assert done.returncode == 1
+    assert "pyproject.toml: not ported: the build names the CUDA sources here" in done.stderr
+    (toml / "pyproject.toml").unlink()
+    bare = port(toml, tmp_path / "o3")
+    assert bare.returncode == 0
+    warnings = json.loads((tmp_path / "o3" / "porting_report.json").read_text())["warnings"]
+    assert any("no build file" in w for w in warnings)
