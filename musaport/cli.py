@@ -566,8 +566,9 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
     mode = choose(flags, options, patterns)
     _require(mode.command)
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
-    result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
-                                 log=log, console=console(), progress=phase_reporter(quiet)))
+    with OutDir(out).held():  # no run replaces the tree while it is validated
+        result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
+                                     log=log, console=console(), progress=phase_reporter(quiet)))
     click.echo(result.summary)
     sys.exit(result.exit_code)
 
@@ -595,7 +596,8 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     out_dir.require_whole()  # a tree a killed run left half moved into place answers nothing
     _note_other_tree(out_dir, pytorch_src)
     parsed = parse_symbol(symbol, demangle(symbol))
-    answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
+    with out_dir.held():  # no run replaces the tree while it is searched
+        answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
 
@@ -637,7 +639,8 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     if out_dir.state.is_dir():
         _note_other_tree(out_dir, pytorch_src)
     ruleset, layout = _run_rules(out_dir, rules, packs)
-    diff = op_diff(op, source, out_dir, ruleset, context, layout)
+    with out_dir.held():  # no run replaces the tree while it is diffed
+        diff = op_diff(op, source, out_dir, ruleset, context, layout)
     if as_json:
         click.echo(json.dumps(to_json(diff), indent=2))
     elif stat:

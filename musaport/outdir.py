@@ -100,6 +100,10 @@ def worker_log(index: int) -> str:
 _CHANGING: list[Path] = []
 
 
+# The --out folders this process holds the lock of (resolved), with how many holders inside it.
+_HELD: dict[Path, int] = {}
+
+
 def changing() -> list[Path]:
     """The ``--out`` folders whose output this process left part-way changed, if it stops now."""
     return list(_CHANGING)
@@ -223,23 +227,47 @@ class OutDir:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold ``--out`` for one run: a second run on it fails in one line instead of racing the first.
+        """Hold ``--out`` for one command: a second one on it fails in one line instead of racing the first.
 
-        The lock is an ``flock`` on a file in the state folder, so it is
-        released when its holder dies, however it dies.
+        Every command that reads or writes a port takes it (``run``, ``validate``, ``diff``, ``whereis``,
+        and ``check`` for its two ports), one holder at a time: a reader never answers from a tree a run
+        is replacing, nor a run replaces one a reader is using.  The lock is an ``flock`` on a file in the
+        state folder, so it is released when its holder dies, however it dies; within one process it is
+        taken again freely (``check`` holds its ports while its runs take them).
         """
+        key = self.root.resolve()
+        if key in _HELD:
+            _HELD[key] += 1
+            try:
+                yield
+            finally:
+                _HELD[key] -= 1
+            return
         self.prepare()
         fd = os.open(self.state / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise LoadError(f"{self.root}: another musaport run is writing to this --out; "
-                            "wait for it to finish or use another --out") from None
+            raise LoadError(f"{self.root}: another musaport run is writing to this --out, or another command "
+                            "(validate, diff, whereis, check) is reading it; wait for it to finish or use another "
+                            "--out") from None
+        _HELD[key] = 1
         try:
             yield
         finally:
+            del _HELD[key]
             os.close(fd)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """:meth:`lock` when ``--out`` holds musaport's state, else nothing to hold (a reader of a folder
+        with no port, such as ``diff`` of the bundled tree, creates nothing in it)."""
+        if self.state.is_dir():
+            with self.lock():
+                yield
+        else:
+            yield
 
     @property
     def request_file(self) -> Path:

@@ -669,3 +669,38 @@ def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) ->
         assert ported.startswith(b"\xef\xbb\xbf// musaport ") and ported.count(b"\xef\xbb\xbf") == 1
         assert b"#include <musa_runtime.h>\n" in ported and b"musaDeviceSynchronize" in ported
 
+
+# D13: every command that reads a port takes the lock run takes: one holder at a time.
+
+@pytest.mark.parametrize("command", [("whereis", "abs_kernel_musa"), ("diff", "abs", "--stat"),
+                                     ("validate", "--compile", "-q")], ids=["whereis", "diff", "validate"])
+def test_readers_wait_for_no_run_they_refuse_while_one_holds_out(world: tuple[Path, Path], command: tuple[str, ...],
+                                                                  clang) -> None:
+    import fcntl
+
+    _, out = world
+    fd = os.open(out / ".musaport/lock", os.O_RDWR | os.O_CREAT)  # a run holding --out, as it holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert_one_clear_line(musaport(*command, "--out", str(out)), 2, "another musaport run is writing")
+    finally:
+        os.close(fd)
+    after = musaport(*command, "--out", str(out))  # released, the command does its work
+    assert "another musaport" not in after.stderr and "Traceback" not in after.stderr, after.stderr
+
+
+def test_check_holds_its_ports_while_it_reads_them(tmp_path: Path) -> None:
+    import fcntl
+
+    out = tmp_path / "check"
+    (out / "new/.musaport").mkdir(parents=True)
+    fd = os.open(out / "new/.musaport/lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline", str(FIXTURE_TREE),
+                          "--out", str(out))
+        assert_one_clear_line(result, 2, "another musaport run is writing")
+    finally:
+        os.close(fd)
+    result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline", str(FIXTURE_TREE), "--out", str(out))
+    assert result.returncode == 0, result.stderr  # one process takes each port's lock again freely

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,13 +79,16 @@ def refuse_out_in_trees(opts: CheckOptions) -> None:
 def check(opts: CheckOptions) -> tuple[dict, int]:
     """Run the check; return its JSON document and the exit code."""
     refuse_out_in_trees(opts)
-    if opts.baseline_report is not None:
-        old = load_baseline(opts.baseline_report)  # first: a bad report fails before the port of NEW
+    baseline = load_baseline(opts.baseline_report) if opts.baseline_report is not None else None  # first: a bad
+    with ExitStack() as held:  # report fails before the port of NEW; each port is held from its run to its read
+        for side in ("new",) if baseline is not None else ("new", "old"):
+            held.enter_context(OutDir(opts.out / side).lock())
         new = snapshot_of(opts.new, opts.out / "new", opts)
-    else:
-        new = snapshot_of(opts.new, opts.out / "new", opts)
-        assert opts.baseline_tree is not None
-        old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
+        if baseline is not None:
+            old = baseline
+        else:
+            assert opts.baseline_tree is not None
+            old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
     findings = compare(old, new)
     doc = to_json(old, new, findings, opts.fail_on)
     for fmt in opts.formats:
