@@ -704,3 +704,12 @@ def test_check_holds_its_ports_while_it_reads_them(tmp_path: Path) -> None:
         os.close(fd)
     result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline", str(FIXTURE_TREE), "--out", str(out))
     assert result.returncode == 0, result.stderr  # one process takes each port's lock again freely
+
+
+# D20: validate --run takes a kernel's name as its reports give it, without .cu.
+
+def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
+    result = musaport("validate", "--run", "--out", str(tmp_path / "out"), "elementwise")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 of 1 kernels passed" in result.stdout
+    assert [o["name"] for o in json.loads((tmp_path / "out/validate_run.json").read_text())] == ["elementwise"]
