@@ -713,3 +713,16 @@ def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 of 1 kernels passed" in result.stdout
     assert [o["name"] for o in json.loads((tmp_path / "out/validate_run.json").read_text())] == ["elementwise"]
+
+
+def test_damaged_validate_results_are_no_cache(world: tuple[Path, Path], clang) -> None:
+    _, out = world
+    first = musaport("validate", "--compile", "--out", str(out), "-q")
+    assert first.returncode in (0, 1) and "Traceback" not in first.stderr, first.stderr
+    results = out / ".musaport/validate/results.json"
+    doc = json.loads(results.read_text())
+    for damaged in ({"env": doc["env"], "results": {k: 5 for k in doc["results"]}}, DEEP):
+        results.write_text(damaged if isinstance(damaged, str) else json.dumps(damaged))
+        again = musaport("validate", "--compile", "--out", str(out), "-q")
+        assert again.returncode == first.returncode and "Traceback" not in again.stderr, again.stderr[-3000:]
+        assert again.stdout == first.stdout
