@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport import children
+from musaport.jsonfile import load_json
 from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import without_numbers
@@ -432,9 +433,8 @@ class Tally:
         complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next poll
         self.offset += len(complete)
         for line in complete.splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
+            row = _row(line)
+            if row is None:
                 continue
             if "collected" in row:  # an attempt's collection: what it will run, after what is done
                 self.total = len(self.done) + int(row["collected"])
@@ -457,11 +457,8 @@ def _resume_key(device: Device, path: Path, shard: tuple[int, int] = (0, 1)) -> 
 def _carried_over(state: Path, key: str, outcomes: Path) -> int:
     """The tests an earlier run finished when it stopped (at its timeout, or killed) with this same build
     (0: start afresh), so running the command again takes a long file further instead of from its start."""
-    try:
-        earlier = json.loads(state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return 0
-    if not isinstance(earlier, dict) or earlier.get("key") != key or earlier.get("finished", True):
+    earlier = load_json(state, {"key": str, "finished": bool})
+    if earlier is None or earlier["key"] != key or earlier["finished"]:
         return 0
     return len({r["test"] for r in _rows(outcomes) if "outcome" in r and "test" in r})
 
@@ -506,13 +503,16 @@ def _rows(outcomes: Path) -> list[dict]:
         lines = outcomes.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    rows = []
-    for line in lines:
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue  # the last line of a killed run may be cut
-    return rows
+    return [row for row in map(_row, lines) if row is not None]
+
+
+def _row(line: str | bytes) -> dict | None:
+    """One line of the plugin's as a dict; None for a line cut by a kill (or damaged: too deep, not an object)."""
+    try:
+        row = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return row if isinstance(row, dict) else None
 
 
 def _signal_name(code: int) -> str:
