@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from musaport.outdir import OutDir
-from musaport.validate.device import build_device
+from musaport.validate.device.build import build_device
 
 M1 = "empty,copy_,fill_,abs,neg,add,mul,tril,triu,sum,mean"
 

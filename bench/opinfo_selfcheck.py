@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from musaport.outdir import OutDir
-from musaport.validate.opinfo import Device, plan_opinfo, registered_ops, run_opinfo
+from musaport.validate.opinfo.differential import Device, plan_opinfo, registered_ops, run_opinfo
 
 
 def main() -> int:

@@ -35,6 +35,8 @@ PIP = "python3 -m pip install "
 NOT_CHECKED = "not checked (give --pytorch-src)"
 TOOL_TIMEOUT = 10
 TORCHGEN_TIMEOUT = 60
+# What validate --backend downloads once into the user cache: torch with its pinned NVIDIA wheels.
+TORCH_DOWNLOAD = "~3 GB"
 # Import names whose pip distribution is spelled differently.
 PIP_NAMES = {"yaml": "pyyaml", "clang": "libclang"}
 
@@ -148,7 +150,7 @@ def probe_tool(req: Requirement) -> Status:
 def probe_clang(req: Requirement) -> Status:
     """The clang ``validate --compile`` runs: the ziglang wheel's, or the one ``MUSAPORT_CLANG`` names."""
     from musaport.errors import LoadError
-    from musaport.validate import toolchain
+    from musaport.validate.clang import toolchain
 
     name = toolchain.requested()
     if name == toolchain.DEFAULT:
@@ -187,7 +189,7 @@ def probe_libclang(req: Requirement) -> Status:
 def probe_libtorch(req: Requirement) -> Status:
     """A libtorch ``validate --backend`` fetched into the user cache, else an installed torch's, found
     without importing torch (slow)."""
-    from musaport.validate.libtorch import fetched as fetched_releases
+    from musaport.validate.torchwheel.libtorch import fetched as fetched_releases
 
     fetched = fetched_releases()
     if fetched:
@@ -203,7 +205,7 @@ def probe_libtorch(req: Requirement) -> Status:
     found = ctypes.util.find_library("torch")
     if found:
         return Status(req, True, found)
-    return Status(req, False, "not fetched yet (validate --backend downloads the tree's release once, ~3 GB)")
+    return Status(req, False, f"not fetched yet (validate --backend downloads the tree's release once, {TORCH_DOWNLOAD})")
 
 
 def probe_torchgen(req: Requirement, pytorch_src: Path | None) -> Status:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from musaport import cli
-from musaport.validate.compile import Progress
+from musaport.validate.compile.compile import Progress
 
 
 def test_off_a_terminal_a_console_is_as_wide_as_its_content(monkeypatch) -> None:

@@ -4,17 +4,20 @@
   naming ``--pytorch-src`` (it used to replace the port with the bundled tree: "removed 967");
 - ``whereis`` refuses a tree a killed run left half moved into place, as ``validate`` and ``diff`` do;
 - a ``porting_report.md`` musaport did not write is refused, not overwritten;
-- a symbolically linked ``OUT/.musaport`` is refused, not followed out of --out.
+- a symbolically linked ``OUT/.musaport`` is refused, not followed out of --out;
+- every name of a report or record under an output folder is declared in ``musaport/outdir.py`` (issue 36).
 """
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURE_TREE
+from conftest import FIXTURE_TREE, ROOT
 from harness import assert_one_clear_line, fingerprint, musaport
 
 
@@ -82,3 +85,33 @@ def test_a_symlinked_state_folder_is_refused(tmp_path: Path) -> None:
     assert_one_clear_line(done, 2, f"{out / '.musaport'}: is a symbolic link")
     assert list(elsewhere.iterdir()) == []
     assert not (out / "generated_cuda_compatible").exists()
+
+
+# What musaport writes as a report or a record: JSON, JSON lines, Markdown, text, SARIF, XML, logs.
+RECORD_NAME = re.compile(r"^[\w.+-]*\.(json|jsonl|md|txt|sarif|xml|log)$")
+# Names of that kind that are not ours to choose: what a user's project or a tool reads, not a name under OUT.
+NOT_OURS = {
+    "CMakeLists.txt": "the name CMake requires, of a project's build file and of the device's build",
+    "keep_cuda_names.txt": "a file of the ported project, which it keeps beside its sources",
+    "cuda_toolkit_names.txt": "bundled data under rules/data",
+    "version.txt": "a file of the torch wheel",
+}
+
+
+def _record_names(path: Path) -> list[tuple[int, str]]:
+    """The string constants (f-strings' literal parts too) of ``path`` that are a report's or record's name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and RECORD_NAME.match(n.value)
+            and n.value not in NOT_OURS]
+
+
+def test_the_names_of_reports_and_records_are_declared_in_outdir() -> None:
+    """``outdir.py`` owns every name under an output folder; a module spelling one itself (as
+    ``opinfo_report.py``'s ``validate_opinfo_report.json`` did) takes the name from its owner."""
+    package = ROOT / "musaport"
+    strays = [f"{path.relative_to(ROOT)}:{line}: {name!r}" for path in sorted(package.rglob("*.py"))
+              if path.name != "outdir.py" for line, name in _record_names(path)]
+    assert strays == [], "declare these in musaport/outdir.py and use the constant:\n" + "\n".join(strays)
+    declared = {name for _, name in _record_names(package / "outdir.py")}
+    assert {"validate_opinfo_report.json", "objects.json", "overlay.json", "musaport-check.md"} <= declared

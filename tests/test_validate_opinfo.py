@@ -9,12 +9,12 @@ import pytest
 
 from musaport.errors import LoadError
 from musaport.outdir import OutDir
-from musaport.validate.opinfo import Entry, PortedOp, operators_of, packet, registered_ops, select
-from musaport.validate.opinfo_report import causes, render_markdown, report_doc
-from musaport.validate.opinfo_tests import (FileResult, device_filter, failure_causes, junit_counts, merge_shards,
-                                            outcome_counts)
-from musaport.validate.opinfo import Device
-from musaport.validate.opinfo_verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
+from musaport.validate.opinfo.differential import Entry, PortedOp, operators_of, packet, registered_ops, select
+from musaport.validate.opinfo.report import causes, render_markdown, report_doc
+from musaport.validate.opinfo.tests import (FileResult, device_filter, failure_causes, junit_counts, merge_shards,
+                                                   outcome_counts)
+from musaport.validate.opinfo.differential import Device
+from musaport.validate.opinfo.verdict import DtypeResult, OpResult, error_kind, exit_code, from_child, op_status
 
 MISSING = ("NotImplementedError: Could not run 'aten::abs.out' with arguments from the 'PrivateUse1' backend. "
            "This could be because the operator doesn't exist for this backend")
@@ -220,7 +220,7 @@ def test_a_test_files_failures_are_grouped_by_their_first_line_without_its_numbe
     assert f"| 3 | {shape} | t3 |" in md
     from rich.console import Console
 
-    from musaport.validate.opinfo_render import summary
+    from musaport.validate.opinfo.render import summary
 
     console = Console(record=True, width=200, color_system=None)
     summary(doc, console)
@@ -237,7 +237,7 @@ def test_a_build_error_citing_a_ported_line_names_the_rules_behind_that_line(tmp
 
     from musaport.resources import default_packs
     from musaport.rewrite.packs import load_packs
-    from musaport.validate.opinfo_report import Cause, cited_line_rules
+    from musaport.validate.opinfo.report import Cause, cited_line_rules
 
     assert musaport("run", "--out", str(tmp_path), "-q").returncode == 0  # the bundled fixture tree
     out = OutDir(tmp_path)
@@ -259,8 +259,8 @@ VIEW_AS_REAL = ("NotImplementedError: Could not run 'aten::view_as_real' with ar
 
 
 def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_their_entries_rerun() -> None:
-    from musaport.validate.opinfo import OpinfoRun
-    from musaport.validate.opinfo_run import lacking_operators
+    from musaport.validate.opinfo.differential import OpinfoRun
+    from musaport.validate.opinfo.run import lacking_operators
 
     ported = {**REGISTERED, "view_as_real": PortedOp("view_as_real", "cuda-function", "view_as_real", ())}
     run = OpinfoRun("2.6.0", (
@@ -274,8 +274,8 @@ def test_operators_a_kernel_calls_that_the_port_registers_join_the_build_and_the
 def test_an_operator_unlinked_for_another_operators_backend_function_brings_that_operator() -> None:
     """istft meets aten::equal; Equal.cpp's kernel calls at::musa::eq, which only eq's registration
     defines: the build that added equal could not link it, so the next round adds eq and reruns istft."""
-    from musaport.validate.opinfo import OpinfoRun
-    from musaport.validate.opinfo_run import lacking_operators
+    from musaport.validate.opinfo.differential import OpinfoRun
+    from musaport.validate.opinfo.run import lacking_operators
 
     ported = {**REGISTERED,
               "equal": PortedOp("equal", "cuda-function", "cuda_equal", ("aten/src/ATen/native/cuda/Equal.cpp",)),
@@ -311,7 +311,11 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
 
     cases = [
         (("--opinfo", "x.mu"), "--opinfo takes no file patterns (select OpInfo entries with --ops)"),
-        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo"),
+        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files, --test-timeout, --shard and "
+         "--shard-timings go with --opinfo"),
+        (("--opinfo", "--shard", "5/4"), "--shard: '5/4' is not I/N with 1 <= I <= N (e.g. 2/4)"),
+        (("--opinfo", "--shard-timings", str(tmp_path / "t.json")), "--shard-timings goes with --shard"),
+        (("--opinfo", "--shard", "1/2", "--shard-timings", str(tmp_path / "t.json")), "t.json: no such file"),
         (("--opinfo", "--libtorch", str(tmp_path)), "--samples and --libtorch go with --backend"),
         (("--opinfo", "--test-timeout", "60"), "--test-timeout goes with --pytorch-tests"),
         (("--opinfo", "--test-files", "test_ops.py"), "--test-files goes with --pytorch-tests"),
@@ -328,7 +332,7 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
 def test_phase_lines_say_each_tenth_once_however_often_a_file_is_polled() -> None:
     """A running test file is polled every few seconds: off a terminal that is a line at its start, at each
     tenth and at its end, not one per poll (nor any while it is still collecting)."""
-    from musaport.validate.opinfo_render import PhaseLines
+    from musaport.validate.opinfo.render import PhaseLines
 
     lines: list[str] = []
     say = PhaseLines(lines.append)
@@ -337,3 +341,35 @@ def test_phase_lines_say_each_tenth_once_however_often_a_file_is_polled() -> Non
     assert lines[0] == "test_ops.py tests: 0/200 (test_ops.py)"
     assert lines[-1] == "test_ops.py tests: 200/200 (test_ops.py)"
     assert len(lines) == 11, lines
+
+
+def test_test_files_take_the_core_list_by_name_and_each_file_once() -> None:
+    """--test-files core names the 30 core files of 2.6.0's test/ folder (nn/ ones with their folder);
+    a list and a file of it given together run that file once, in the list's order."""
+    from musaport.validate.opinfo.tests import CORE_FILES, TEST_FILES, expand_file_lists
+
+    assert len(CORE_FILES) == 30 and set(TEST_FILES) <= set(CORE_FILES)
+    assert "nn/test_convolution.py" in CORE_FILES
+    assert expand_file_lists(("test_nn.py", "core"))[:2] == ("test_nn.py", "test_ops.py")
+    assert len(expand_file_lists(("test_nn.py", "core"))) == 30
+    assert expand_file_lists(("default",)) == TEST_FILES
+    assert expand_file_lists(("test_foo.py",)) == ("test_foo.py",)
+
+
+@pytest.mark.shared
+def test_every_core_file_is_in_the_release_tree(pytorch_260: Path) -> None:
+    from musaport.validate.opinfo.tests import CORE_FILES
+
+    assert [f for f in CORE_FILES if not (pytorch_260 / "test" / f).is_file()] == []
+
+
+def test_operators_an_adapter_registers_are_left_out_of_the_builds_registration() -> None:
+    """The refused-operators adapter registers std/var, mode, cdist, pdist and _index_put_impl_ for
+    PrivateUse1 itself; the registration the build generates must not register them a second time."""
+    from musaport.validate.backend.backend import adapted_operators
+
+    adapted = adapted_operators()
+    assert {"std.correction", "var_mean.correction", "mode", "_pdist_forward", "_cdist_backward",
+            "_index_put_impl_", "convolution_overrideable", "convolution_backward_overrideable",
+            "_copy_from"} <= adapted
+    assert "add.out" not in adapted

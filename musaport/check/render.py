@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from musaport import __version__
 from musaport.check.compare import CATEGORIES
+from musaport.outdir import CHECK_REPORTS
 from musaport.resources import render_template
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -117,9 +118,9 @@ def render_junit(doc: dict[str, Any]) -> str:
 
 
 FORMATS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
-    "text": ("musaport-check.txt", render_text),
-    "md": ("musaport-check.md", render_markdown),
-    "json": ("musaport-check.json", render_json),
-    "sarif": ("musaport-check.sarif", render_sarif),
-    "junit": ("musaport-check.junit.xml", render_junit),
+    "text": (CHECK_REPORTS["text"], render_text),
+    "md": (CHECK_REPORTS["md"], render_markdown),
+    "json": (CHECK_REPORTS["json"], render_json),
+    "sarif": (CHECK_REPORTS["sarif"], render_sarif),
+    "junit": (CHECK_REPORTS["junit"], render_junit),
 }

@@ -5,59 +5,24 @@ As black's ``schedule_formatting``: the tree and ``--out`` are checked once,
 plan (one ``stat`` per output) and the run digest decide once, and that
 survey is passed on to the work.  When every file and every input of the
 generation step is as the last run left it, the last report is the answer
-and nothing is written.  This module imports none of the porting machinery
+and nothing is written (the survey and that decision: ``port.survey``, which
+``port.run`` shares).  This module imports none of the porting machinery
 (workers, libclang batches, the stage, the operator model): ``port.run`` is
 imported when there is work, and so is the generation step's heavy half.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable
 
 from musaport.outdir import OutDir
-from musaport.port import cache, snapshot
-from musaport.port.config import Config, GenerationStep, Options, load_config
+from musaport.port import snapshot
+from musaport.port.config import GenerationStep, Options, load_config
 from musaport.port.file import FileResult
-from musaport.port.layout import Found, Skipped, check_out, check_tree, discover
+from musaport.port.layout import check_out, check_tree
 from musaport.port.report import Report
-
-
-@dataclass(frozen=True)
-class Survey:
-    """What discovery found and skipped, the cache, and the plan made from both."""
-
-    found: list[Found]
-    skipped: list[Skipped]
-    cached: cache.Cache
-    work: cache.Plan
-
-
-def survey(opts: Options, config: Config, out: OutDir) -> Survey:
-    """Discover the selection and plan it against the cache (``--out`` held by the caller)."""
-    found: list[Found] = []
-    skipped: list[Skipped] = []
-    for item in discover(config.layout, opts.source):
-        (found if isinstance(item, Found) else skipped).append(item)
-    cached = cache.load(out.state_file(cache.CACHE_NAME), config.key)
-    return Survey(found, skipped, cached, cache.plan(found, cached.entries, opts.source, out.tree))
-
-
-def digest(opts: Options, config: Config, entries: dict[str, cache.Entry], skipped: list[Skipped]) -> str:
-    """The run digest: the cache key, the source, the generation step's inputs, every output."""
-    generated = opts.generation.describe(opts.source, config.layout) if opts.generation else ""
-    return cache.run_digest(config.key, f"{opts.source}\0{generated}", entries, skipped)
-
-
-def unchanged(opts: Options, config: Config, found: Survey, out: OutDir) -> Report | None:
-    """The last run's report when nothing changed since it, else None."""
-    work = found.work
-    if work.tasks or work.collisions:
-        return None
-    if not cache.nothing_changed(found.cached, work, digest(opts, config, work.reused, found.skipped),
-                                 out.reports()):  # the digest only when it can matter
-        return None
-    return Report.from_summary(str(opts.source), found.cached.summary, reused=len(work.reused))
+from musaport.port.survey import survey, unchanged
 
 
 def port(opts: Options, working_step: Callable[[], GenerationStep] | None = None,

@@ -30,10 +30,10 @@ from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
 from musaport.outdir import OutDir, write_atomic
 from musaport.resources import render_template, shim_include, shim_third_party, user_cache
-from musaport.validate import cpu_view
-from musaport.validate.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
-from musaport.validate.cmake_build import tool
-from musaport.validate.device import DEVICE_FLAGS, LOADER
+from musaport.validate.backend.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
+from musaport.validate.cpu import view as cpu_view
+from musaport.validate.device.build import DEVICE_FLAGS, LOADER
+from musaport.validate.device.cmake_build import tool
 
 SKIPPED_DIRS = {".git", "build", "dist", "__pycache__", ".eggs"}
 BUILD_SECONDS = 3600.0

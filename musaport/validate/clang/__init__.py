@@ -1,0 +1,1 @@
+"""The clang that checks ported code (shared: ``validate --compile``, ``musaport doctor``)."""

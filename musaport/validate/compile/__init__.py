@@ -1,0 +1,1 @@
+"""``validate --compile``: each ported translation unit checked by clang against the MUSA shim."""

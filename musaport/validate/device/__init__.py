@@ -1,0 +1,1 @@
+"""The port built as torch's ``musa`` device with CMake, Ninja and ccache (shared by the modes that run torch on it)."""

@@ -1,0 +1,1 @@
+"""``validate --opinfo``: PyTorch's OpInfo samples and test files on the ported ``musa`` device."""
