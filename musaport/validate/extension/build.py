@@ -283,26 +283,21 @@ def _locate(modules: list[Module], tree: Path) -> None:
 def load_modules(modules: list[Module], tree: Path, device: Device, env: dict[str, str], state: Path) -> None:
     """Load every built module in the torch environment with the device loaded (``import_child.py``); a
     module that does not load gets the loader's error and every symbol it needs that nothing defines."""
-    files = [str(tree / m.file) for m in modules if m.file]
-    if not files:
-        return
     child = Path(__file__).with_name("import_child.py")
-    done = subprocess.run([str(device.python), str(child), str(device.library), str(device.loader_dir), *files],
-                          cwd=tree, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                          preexec_fn=children.tied_to_this_process())
-    answers = {}
-    for line in done.stdout.splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        answers[item["file"]] = item
     for m in modules:
         if not m.file:
             continue
-        item = answers.get(str(tree / m.file))
+        # One process per module: a project may build two modules that register the same operators (a CPU
+        # and a MUSA variant, one loaded or the other), which one process cannot hold.
+        path = str(tree / m.file)
+        done = subprocess.run([str(device.python), str(child), str(device.library), str(device.loader_dir), path],
+                              cwd=tree, env=env, capture_output=True, text=True, timeout=600,
+                              stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())
+        item = next((json.loads(ln) for ln in done.stdout.splitlines() if ln.startswith("{")), None)
         if item is None:
-            m.error = "the import check died: " + (first_error(done.stderr) if done.stderr.strip() else f"exit {done.returncode}")
+            what = [ln.strip() for ln in done.stderr.splitlines() if "what():" in ln]
+            m.error = "the import check died: " + (what[0] if what else first_error(done.stderr) if done.stderr.strip()
+                                                   else f"exit {done.returncode}")
             continue
         m.loaded, m.error = item["ok"], item.get("error", "")
         if not m.loaded:
