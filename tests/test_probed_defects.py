@@ -542,6 +542,7 @@ def test_staging_folder_linked_outside_is_never_followed(world: tuple[Path, Path
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.compiles
 def test_validate_work_folder_linked_outside_is_refused(world: tuple[Path, Path], tmp_path: Path, clang) -> None:
     _, out = world
     outside = tmp_path / "outside"
@@ -674,6 +675,7 @@ def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) ->
 
 # D13: every command that reads a port takes the lock run takes: one holder at a time.
 
+@pytest.mark.compiles
 @pytest.mark.parametrize("command", [("whereis", "abs_kernel_musa"), ("diff", "abs", "--stat"),
                                      ("validate", "--compile", "-q")], ids=["whereis", "diff", "validate"])
 def test_readers_wait_for_no_run_they_refuse_while_one_holds_out(world: tuple[Path, Path], command: tuple[str, ...],
@@ -710,6 +712,7 @@ def test_check_holds_its_ports_while_it_reads_them(tmp_path: Path) -> None:
 
 # D20: validate --run takes a kernel's name as its reports give it, without .cu.
 
+@pytest.mark.compiles
 def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
     result = musaport("validate", "--run", "--out", str(tmp_path / "out"), "elementwise")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -717,6 +720,7 @@ def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
     assert [o["name"] for o in json.loads((tmp_path / "out/validate_run.json").read_text())] == ["elementwise"]
 
 
+@pytest.mark.compiles
 def test_damaged_validate_results_are_no_cache(world: tuple[Path, Path], clang) -> None:
     _, out = world
     first = musaport("validate", "--compile", "--out", str(out), "-q")
