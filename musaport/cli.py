@@ -396,6 +396,10 @@ def _summary(report: Report, opts: Options) -> None:
         kept = summary["kept_names"]
         more = f"; {kept} kept on purpose, each with its reason in the report" if kept else ""
         out.print(f"unmapped CUDA APIs: none (no CUDA name left in code or includes{more})", highlight=False)
+    if summary.get("python"):
+        py = summary["python"]
+        out.print(f"the project's Python: {py['files']} files, {py['ported']} ported, {py['rewrites']} rewrites, "
+                  f"{py['findings']} findings", highlight=False)
     out.print(f"findings to review: {summary['findings']}; warnings: {summary['warnings']}")
     out_dir = OutDir(opts.out)
     out.print(f"output: {out_dir.tree}; report: {out_dir.report_md}")
@@ -413,7 +417,7 @@ def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = 
 
 
 # The modules that make rules by code (each declares its ids in CODE_RULES; see rewrite.registry).
-RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids")
+RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids", "musaport.pyport.pack")
 
 _extension_option = click.option("--extension", is_flag=True,
                                   help="The rules of 'run --src' (adds the extension packs, rules/extension).")
@@ -431,6 +435,11 @@ def rules_list(rules, packs, extension) -> None:
         table.add_column(name)
     for rule in _ruleset(rules, packs, extension).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
+    if extension:  # run --src also ports the project's Python (rules/python, musaport.pyport)
+        from musaport.pyport.pack import load
+
+        for py in load().rules:
+            table.add_row(py.id, "python", py.kind, py.why)
     out.print(table)
 
 
@@ -540,7 +549,7 @@ def _mode_options(fn):
             fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, hidden=o.hidden,
                               **extra)(fn)
     for mode in reversed(MODES):
-        fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
+        fn = click.option(mode.flag, f"mode_{mode.name.replace('-', '_')}", is_flag=True, help=mode.help)(fn)
     return fn
 
 
@@ -555,8 +564,9 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch.
 
-    Give exactly one of --compile, --run, --backend or --opinfo. PATTERNS select ported files to compile
-    (--compile; default: *.mu) or fixture kernels to run (--run; default: all of them).
+    Give exactly one of --compile, --run, --backend, --opinfo or --merge-reports. PATTERNS select ported
+    files to compile (--compile; default: *.mu), fixture kernels to run (--run; default: all of them) or
+    the --out folders of the shards to merge (--merge-reports).
     """
     from musaport.validate.modes import Invocation, choose, renamed
 
@@ -564,7 +574,8 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
         fail(f"validate {old} is now {new}")
     flags = {name[len("mode_"):]: options.pop(name) for name in list(options) if name.startswith("mode_")}
     mode = choose(flags, options, patterns)
-    _require(mode.command)
+    if mode.command:
+        _require(mode.command)
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     with OutDir(out).held():  # no run replaces the tree while it is validated
         result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,

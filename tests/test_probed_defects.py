@@ -286,6 +286,7 @@ def test_baseline_report_with_wrong_types_is_one_line(tmp_path: Path, doc: dict,
 SLOW_PACK = "pack: slow\nrules:\n  - id: backtracks\n    why: w\n    pattern: '(a+)+$'\n    replace: b\n"
 
 
+@pytest.mark.slow
 def test_backtracking_rule_is_bounded_per_file(world: tuple[Path, Path], tmp_path: Path) -> None:
     src, out = world
     kernel = src / CUDA / "AbsKernel.cu"
@@ -302,6 +303,7 @@ def test_backtracking_rule_is_bounded_per_file(world: tuple[Path, Path], tmp_pat
 
 # 20: SIGTERM is handled as Ctrl-C is: the staging folder goes, one line, exit 143.
 
+@pytest.mark.shared
 def test_sigterm_cleans_up_and_says_so(pytorch_260: Path, tmp_path: Path) -> None:
     import signal
 

@@ -53,6 +53,8 @@ class Context:
     tree: Path | None = None
     stage: Path | None = None
     observe: Observer | None = None
+    # Ports the files it knows in place of the C++ port (None for the others): an extension's Python.
+    porter: Callable[[Task, bytes], FileResult | None] | None = None
 
 
 _CONTEXT: Context | None = None
@@ -71,6 +73,8 @@ def run_batch(tasks: list[Task]) -> list[FileResult]:
             continue
         if task.copy_only:
             results[task.src] = copy_bytes(data, task.src, task.out)
+        elif _CONTEXT.porter is not None and (other := _port_other(task, data)) is not None:
+            results[task.src] = other
         elif task.values is not None:
             loaded.append((task, encode(render(decode(data), dict(task.values)))))
         else:
@@ -117,6 +121,19 @@ def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
         return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port: {exc}")
     except TimeoutError:
         return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port (not in a rule)")
+    except Exception as exc:  # a per-file outcome, not a crash of the run
+        return failed(task.src, task.out, f"internal error while porting: {exc!r}")
+
+
+def _port_other(task: Task, data: bytes) -> FileResult | None:
+    """The context's porter on one file, bounded and contained like the C++ port."""
+    assert _CONTEXT is not None and _CONTEXT.porter is not None
+    seconds = _file_seconds()
+    try:
+        with _time_bound(seconds):
+            return _CONTEXT.porter(task, data)
+    except TimeoutError:
+        return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port")
     except Exception as exc:  # a per-file outcome, not a crash of the run
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
 

@@ -86,7 +86,9 @@ def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache
     if not work.tasks:
         return []
     observe = opts.generation.observer() if opts.generation else None
-    context = Context(rules, vocabulary, stage.out, stage.root, observe)
+    # A generation step may port some files itself (an extension's Python): see GenerationStep.porter.
+    porter = getattr(opts.generation, "porter", None)
+    context = Context(rules, vocabulary, stage.out, stage.root, observe, porter() if porter else None)
     try:
         return port_all(work.tasks, context, opts.jobs, progress)
     except BaseException:
