@@ -59,7 +59,6 @@ STAGING_PREFIX = "staging-"  # + the pid of the run that stages
 WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo", "extension")
 VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
 OVERLAY_JSON = "overlay.json"  # in the work folder "validate": an extension's port over its own files
-OBJECTS_INDEX = "objects.json"  # in each object folder of "backend": what every cached object was built from
 # In the work folder "opinfo": per test file (and shard) of PyTorch's, ``<stem><suffix>``: pytest's JUnit,
 # one line per outcome, the log, the tests done and died in (to resume after them), and the resume state.
 TEST_JUNIT, TEST_OUTCOMES, TEST_LOG = ".xml", ".outcomes.jsonl", ".log"

@@ -24,6 +24,7 @@ from pathlib import Path
 from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
+from musaport.fstree import walk
 from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import (CMAKE_FILE, OVERLAY_JSON, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir,
                               write_atomic)
@@ -135,7 +136,8 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
         includes = _extension_includes(out, source, torch_dirs(torch, out.work("validate") / "torch"), state)
     else:
         includes = _includes(tree, source, state, progress)
-    files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
+    every = (Path(folder) / name for folder, _, names in walk(tree) for name in names)  # any depth (fstree)
+    files = sorted(p for p in every if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
     env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
