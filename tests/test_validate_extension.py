@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT, musaport, tree_digest
 from musaport.outdir import OutDir
-from musaport.validate.device import build_device
+from musaport.validate.device.build import build_device
 
 VECOPS = ROOT / "fixtures" / "extensions" / "vecops"
 M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from musaport.outdir import OutDir
 from musaport.port.cache import CACHE_NAME
-from musaport.validate.compile import Outcome, Progress, validate_compile
+from musaport.validate.compile.compile import Outcome, Progress, validate_compile
 
 PATTERNS = ("*.mu", "*.cpp", "*.cc", "*.cxx")
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from musaport.errors import LoadError, ToolError
 from musaport.outdir import VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD, OutDir, write_atomic
 from musaport.resources import render_template
-from musaport.validate import libtorch, torchenv
-from musaport.validate.device import LOADER, STATE
+from musaport.validate.torchwheel import libtorch, torchenv
+from musaport.validate.device.build import LOADER, STATE
 from musaport.validate.extension import build as phase_build
 from musaport.validate.extension import compile as phase_compile
 from musaport.validate.extension import tests as phase_tests
@@ -72,7 +72,7 @@ def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
     except torchenv.FetchError as exc:
         raise ToolError(str(exc)) from None
     if not library.is_file() or not (state / LOADER).is_file():
-        from musaport.validate.device import build_device
+        from musaport.validate.device.build import build_device
 
         log(f"musaport: {pt.root} has no musa device yet: building it")
         built = build_device(pt, None, jobs, log)
