@@ -202,7 +202,7 @@ def test_device_code_fuses_multiply_add_as_gpu_compilers_do(tmp_path: Path, gxx:
     """(-501-1e20j)(-501+1e20j): a GPU compiler fuses a*d + b*c, so the imaginary part keeps the rounding
     error of b*c (3.2e14, CUDA's and the CPU's element loop's answer); unfused, it cancels to 0."""
     if not host_has_fma():
-        assert mu_flags()[-len(FMA_FLAGS):] != FMA_FLAGS  # a host without FMA compiles as before
+        assert not set(FMA_FLAGS) & set(mu_flags())  # a host without FMA compiles as before
         return
     source = tmp_path / "mul.cpp"
     source.write_text(COMPLEX_MUL)

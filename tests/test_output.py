@@ -161,8 +161,8 @@ def test_validate_samples_are_not_run_ops() -> None:
     assert "--samples" in help_text and "--opinfo: the OpInfo entries" in help_text
     old = _musaport("validate", "--backend", "--ops", "abs", "--out", "nowhere")
     assert old.returncode == 2
-    assert ("musaport: error: --ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo "
-            "(--backend picks its samples with --samples)") in old.stderr
+    assert ("musaport: error: --ops, --pytorch-tests, --test-files, --test-timeout, --shard and --shard-timings "
+            "go with --opinfo (--backend picks its samples with --samples)") in old.stderr
 
 
 def test_every_command_that_shows_progress_takes_q() -> None:
@@ -171,8 +171,8 @@ def test_every_command_that_shows_progress_takes_q() -> None:
 
 
 def test_validate_help_gives_the_default_pattern_and_the_required_mode() -> None:
-    text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout)
-    assert "exactly one of --compile, --run, --backend or --opinfo" in text
+    text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout).replace("--merge- reports", "--merge-reports")
+    assert "exactly one of --compile, --run, --backend, --opinfo or --merge-reports" in text
     assert "default: *.mu" in text
 
 

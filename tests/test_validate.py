@@ -124,6 +124,48 @@ def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
     assert ran.returncode == 0 and ran.stdout.startswith("PASS kernel_faults"), ran.stdout + ran.stderr
 
 
+# The fixtures that exercise the plain loop, its promotion to fibers at a barrier or warp operation,
+# shared memory and faults.
+AS_DEVICE = ["elementwise", "grid_stride", "block_reduce", "warp_reduce", "softmax", "dynamic_shared",
+             "cub_block_scan", "trap_early_exit", "kernel_faults"]
+LOADER = r"""
+#include <dlfcn.h>
+#include <cstdio>
+int main(int, char** argv) {
+  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) { std::printf("dlopen: %s\n", dlerror()); return 2; }
+  auto fixture_main = reinterpret_cast<int (*)()>(dlsym(lib, "_Z21musaport_fixture_mainv"));  // int main()
+  if (fixture_main == nullptr) { std::printf("dlsym: %s\n", dlerror()); return 2; }
+  return fixture_main();
+}
+"""
+
+
+@pytest.mark.parametrize("name", AS_DEVICE)
+def test_fixture_kernel_passes_built_as_the_device_builds_kernels(run_mode, name: str, tmp_path: Path) -> None:
+    """The device's code model, not run mode's: the kernel in a shared library loaded with dlopen (its
+    thread-locals reached through the dynamic TLS model, not relaxed to the executable's own), compiled
+    with the device's .mu flags (-O3, which inlines kernels into the plain loop) and DEVICE_FLAGS."""
+    import subprocess
+
+    from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
+    from musaport.validate.device.build import DEVICE_FLAGS
+    from musaport.validate.run.kernels import CXX, _compile_command, link_flags
+
+    cpp = run_mode[2] / ".musaport" / "validate-run" / f"{name}.cpp"
+    obj, lib, loader = tmp_path / f"{name}.o", tmp_path / f"lib{name}.so", tmp_path / "loader"
+    subprocess.run([*_compile_command(cpp, obj), "-fPIC", *KERNEL_OPT_FLAGS, *DEVICE_FLAGS,
+                    "-Dmain=musaport_fixture_main"], check=True, cwd=cpp.parent)
+    subprocess.run([CXX, "-shared", "-pthread", str(obj), "-o", str(lib), *link_flags([obj])], check=True)
+    (tmp_path / "loader.cpp").write_text(LOADER)
+    subprocess.run([CXX, str(tmp_path / "loader.cpp"), "-o", str(loader), "-ldl"], check=True)
+    ran = subprocess.run([str(loader), str(lib)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0 and ran.stdout.strip().splitlines()[-1].startswith(f"PASS {name}"), \
+        ran.stdout + ran.stderr
+    if name == "trap_early_exit":  # each thread entered the kernel once
+        assert ran.stdout.strip() == run_mode[0][name]["detail"]
+
+
 OVERFLOW = """\
 #include <musa_runtime.h>
 #include <cstdio>
@@ -392,7 +434,7 @@ def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
 
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
-    assert both.returncode == 2 and "exactly one of --compile, --run, --backend or --opinfo" in both.stderr
+    assert both.returncode == 2 and "exactly one of --compile, --run, --backend, --opinfo or --merge-reports" in both.stderr
     missing = musaport("validate", "--compile", "--out", str(tmp_path), env=stand_in_clang(tmp_path))
     assert missing.returncode == 2
     assert missing.stderr.count("\n") == 1 and "no ported tree here" in missing.stderr

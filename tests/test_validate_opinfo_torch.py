@@ -341,3 +341,83 @@ def test_a_failure_is_told_by_its_real_error_not_opinfos_wrapper(python: Path, t
                               log=lambda m: None)
     assert result.failed == 1
     assert result.first_failures == ("::test_sample: RuntimeError: \"abs_musa\" not implemented for 'Half'",)
+
+
+# A PrivateUse1 backend without kernels: enough for PyTorch's test framework to instantiate its device tests.
+FAKE_PRIVATEUSE1 = '''
+import types, torch
+
+def load(library_path):
+    torch.utils.rename_privateuse1_backend("musa")
+    module = types.ModuleType("torch.musa")
+    module.is_available = lambda: True
+    module.device_count = lambda: 1
+    module.current_device = lambda: 0
+    torch._register_device_module("musa", module)
+'''
+
+AS_CUDA = '''
+import unittest
+import torch
+from torch.testing._internal.common_device_type import dtypes, dtypesIfCUDA, instantiate_device_type_tests
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestAsCuda(TestCase):
+    @dtypes(torch.float32)
+    @dtypesIfCUDA(torch.float16)
+    def test_dtype_list(self, device, dtype):
+        assert dtype == torch.float16, dtype
+
+    def test_opinfo_lists(self, device):
+        dot = next(op for op in op_db if op.name == "dot")
+        assert dot.supported_dtypes(device) == dot.dtypesIfCUDA != dot.dtypes
+        assert dot.supported_dtypes("privateuse1") == dot.dtypesIfCUDA
+        assert dot.supported_dtypes("cpu") == dot.dtypes
+
+    def test_cuda_skip(self, device):
+        if torch.device(device).type == "cuda":
+            raise unittest.SkipTest("uint8 is not implemented for CUDA")
+        raise RuntimeError("upsample_bilinear2d_out_frame not implemented for 'Byte'")
+
+    def test_port_failure(self, device):
+        raise RuntimeError("the port's own failure")
+
+    def test_skipped(self, device):
+        raise unittest.SkipTest("the shim has no NCCL (rank 3)")
+
+
+instantiate_device_type_tests(TestAsCuda, globals())
+'''
+
+
+def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted_apart(python: Path,
+                                                                                          tmp_path: Path) -> None:
+    """The device runs CUDA's kernels: its tests are instantiated with @dtypesIfCUDA's dtypes and an OpInfo's
+    CUDA lists, not the CPU's. A failed test whose own code branches on CUDA (a skip that does not fire for
+    a PrivateUse1 device) is counted apart from the port's failures, with that line; skips by reason."""
+    from musaport.validate.opinfo.report import render_markdown, report_doc
+    from musaport.validate.opinfo.tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test" / "nn").mkdir(parents=True)
+    (tree / "test" / "nn" / "test_as_cuda.py").write_text(AS_CUDA, encoding="utf-8")
+    loader = tmp_path / "fake_loader.py"
+    loader.write_text(FAKE_PRIVATEUSE1, encoding="utf-8")
+    device = Device(python, "musa", loader, tmp_path / "unused.so")
+    [result] = run_test_files(device, tree, tmp_path / "work", ("nn/test_as_cuda.py",), log=lambda m: None)
+    assert result.name == "nn/test_as_cuda.py"
+    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 1, 1, 0), result
+    [(branch, tests, example)] = result.cuda_branches
+    line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
+    assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
+    assert example.endswith("test_cuda_skip_musa")
+    assert result.causes == (("RuntimeError: the port's own failure", 1,
+                              "::TestAsCudaPRIVATEUSE1::test_port_failure_musa"),)
+    assert [r for r, _, _ in result.skip_reasons] == ["the shim has no NCCL (rank N)"]
+    doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
+    md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
+    assert "| nn/test_as_cuda.py | 2 | 1 | 1 | 1 | 0 |" in md
+    assert "### nn/test_as_cuda.py: failed tests that branch on CUDA, by that line" in md
+    assert "### nn/test_as_cuda.py: skipped tests by reason" in md
