@@ -542,6 +542,7 @@ def test_staging_folder_linked_outside_is_never_followed(world: tuple[Path, Path
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.compiles
 def test_validate_work_folder_linked_outside_is_refused(world: tuple[Path, Path], tmp_path: Path, clang) -> None:
     _, out = world
     outside = tmp_path / "outside"
@@ -676,6 +677,7 @@ def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) ->
 
 @pytest.mark.parametrize("command", [("whereis", "abs_kernel_musa"), ("diff", "abs", "--stat"),
                                      ("validate", "--compile", "-q")], ids=["whereis", "diff", "validate"])
+@pytest.mark.compiles
 def test_readers_wait_for_no_run_they_refuse_while_one_holds_out(world: tuple[Path, Path], command: tuple[str, ...],
                                                                   clang) -> None:
     import fcntl
@@ -717,6 +719,7 @@ def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
     assert [o["name"] for o in json.loads((tmp_path / "out/validate_run.json").read_text())] == ["elementwise"]
 
 
+@pytest.mark.compiles
 def test_damaged_validate_results_are_no_cache(world: tuple[Path, Path], clang) -> None:
     _, out = world
     first = musaport("validate", "--compile", "--out", str(out), "-q")
