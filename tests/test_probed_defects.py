@@ -675,6 +675,7 @@ def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) ->
 
 # D13: every command that reads a port takes the lock run takes: one holder at a time.
 
+@pytest.mark.compiles
 @pytest.mark.parametrize("command", [("whereis", "abs_kernel_musa"), ("diff", "abs", "--stat"),
                                      ("validate", "--compile", "-q")], ids=["whereis", "diff", "validate"])
 @pytest.mark.compiles
@@ -712,6 +713,7 @@ def test_check_holds_its_ports_while_it_reads_them(tmp_path: Path) -> None:
 
 # D20: validate --run takes a kernel's name as its reports give it, without .cu.
 
+@pytest.mark.compiles
 def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
     result = musaport("validate", "--run", "--out", str(tmp_path / "out"), "elementwise")
     assert result.returncode == 0, result.stdout + result.stderr
