@@ -678,7 +678,6 @@ def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) ->
 @pytest.mark.compiles
 @pytest.mark.parametrize("command", [("whereis", "abs_kernel_musa"), ("diff", "abs", "--stat"),
                                      ("validate", "--compile", "-q")], ids=["whereis", "diff", "validate"])
-@pytest.mark.compiles
 def test_readers_wait_for_no_run_they_refuse_while_one_holds_out(world: tuple[Path, Path], command: tuple[str, ...],
                                                                   clang) -> None:
     import fcntl
