@@ -424,6 +424,7 @@ def deep_tmp(tmp_path: Path):
     remove_tree(tmp_path)
 
 
+@pytest.mark.slow
 def test_tree_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
     tmp_path = deep_tmp
     src, out = tmp_path / "pytorch", tmp_path / "out"
@@ -443,6 +444,7 @@ def test_tree_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
     assert not (out / TREE / MUSA / "d").exists()
 
 
+@pytest.mark.slow
 def test_extension_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
     tmp_path = deep_tmp
     src, out = tmp_path / "proj", tmp_path / "out"
