@@ -24,7 +24,7 @@ M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "su
 
 
 @pytest.fixture(scope="module")
-def pt_out(ported_260: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pt_out(torch_env, ported_260: Path, cmake: str, gxx: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the 2.6.0 port with its M1 musa device built."""
     out = tmp_path_factory.mktemp("ext-device") / "pt"
     shutil.copytree(ported_260, out, symlinks=True)
@@ -45,6 +45,8 @@ def _validate(ext: Path, pt: Path):
 
 
 @pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
 def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path, tmp_path: Path) -> None:
     ext = tmp_path / "ext"
     _port(VECOPS, ext)
@@ -65,6 +67,8 @@ def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path,
 
 
 @pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
 def test_a_kernel_the_build_files_drop_is_a_missing_symbol_at_import(pt_out: Path, tmp_path: Path) -> None:
     project = tmp_path / "vecops"
     shutil.copytree(VECOPS, project)

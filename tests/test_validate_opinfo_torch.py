@@ -55,13 +55,9 @@ def load(library_path):
 
 
 @pytest.fixture(scope="module")
-def python(request: pytest.FixtureRequest) -> Path:
-    """The torch environment's python: the one MUSAPORT_TORCH_PYTHON names, else the release's torch
-    environment in the user cache (conftest's torch_env, which skips or fetches)."""
-    named = os.environ.get("MUSAPORT_TORCH_PYTHON")
-    if named:
-        return Path(named)
-    return request.getfixturevalue("torch_env").python
+def python(torch_env) -> Path:
+    """The torch environment's python (conftest's torch_env, which skips or, in CI, fetches)."""
+    return torch_env.python
 
 
 @pytest.mark.torch
