@@ -85,6 +85,7 @@ def test_run_summary_off_a_terminal_keeps_its_headers_and_paths(tmp_path: Path) 
 
 # --- long phases say what they do ------------------------------------------------------------------
 
+@pytest.mark.compiles
 def test_validate_compile_says_what_it_does_off_a_terminal(bundled: Path, clang) -> None:
     state = bundled / ".musaport" / "validate"
     for pch in state.glob("*.pch"):
@@ -98,6 +99,7 @@ def test_validate_compile_says_what_it_does_off_a_terminal(bundled: Path, clang)
     assert "PASS" not in result.stderr and "FAIL" in result.stdout  # results stay on stdout
 
 
+@pytest.mark.compiles
 def test_quiet_validate_and_check_print_no_progress(bundled: Path, tmp_path: Path, clang) -> None:
     (bundled / ".musaport" / "validate" / "results.json").unlink(missing_ok=True)
     quiet = _musaport("validate", "--compile", "-q", "--out", str(bundled))
@@ -115,6 +117,7 @@ def test_quiet_validate_and_check_print_no_progress(bundled: Path, tmp_path: Pat
 
 # --- the bundled tree compiles nothing, and says why -----------------------------------------------
 
+@pytest.mark.compiles
 def test_validate_compile_on_the_quick_start_says_the_tree_has_no_aten_headers(bundled: Path, clang) -> None:
     result = _musaport("validate", "--compile", "--out", str(bundled))
     assert result.returncode == 1
@@ -124,6 +127,7 @@ def test_validate_compile_on_the_quick_start_says_the_tree_has_no_aten_headers(b
     assert "--pytorch-src" in note
 
 
+@pytest.mark.compiles
 def test_the_missing_headers_note_comes_from_the_port_not_from_names(tmp_path: Path, clang) -> None:
     """A copy of the fixture tree is no longer 'the bundled tree', but still lacks ATen headers; given the
     headers, the note goes away for the files that found them."""

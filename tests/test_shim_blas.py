@@ -3,8 +3,6 @@ products computed here in Python (exact integers, so any indexing or transpositi
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -111,13 +109,11 @@ def _column_major(m: list[list[int]]) -> list[int]:
     return [m[i][j] for j in range(len(m[0])) for i in range(len(m))]
 
 
-def _run(tmp_path: Path, link: list[str]) -> dict[str, list[str]]:
-    if shutil.which("g++") is None:
-        pytest.skip("needs g++ to compile against the shim")
+def _run(tmp_path: Path, gxx: str, link: list[str]) -> dict[str, list[str]]:
     source = tmp_path / "blas.cpp"
     source.write_text(PROGRAM)
     binary = tmp_path / "blas"
-    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{shim_include()}", str(source), "-o", str(binary), *link],
+    subprocess.run([gxx, "-std=c++17", "-O1", f"-I{shim_include()}", str(source), "-o", str(binary), *link],
                    check=True)
     return {ln.split()[0]: ln.split()[1:] for ln in subprocess.run([str(binary)], capture_output=True, text=True,
                                                                      check=True).stdout.splitlines()}
@@ -145,26 +141,21 @@ def _check(rows: dict[str, list[str]]) -> None:
     assert rows["fp8"] == ["15"]  # MUBLAS_STATUS_NOT_SUPPORTED
 
 
-def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path) -> None:
+@pytest.mark.compiles
+def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path, gxx: str) -> None:
     """No BLAS linked: every product runs the shim's loop nest."""
-    rows = _run(tmp_path, [])
+    rows = _run(tmp_path, gxx, [])
     assert rows["blas"] == ["0"]
     _check(rows)
 
 
-@pytest.mark.shared
-def test_products_run_on_the_linked_blas_with_the_same_results(tmp_path: Path) -> None:
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_products_run_on_the_linked_blas_with_the_same_results(tmp_path: Path, gxx: str, torch_env) -> None:
     """Linked with the torch wheel's libtorch_cpu.so (as the device build is), the float, double and complex
     products run on its BLAS: the same exact results, transposes, padded leading dimensions, beta and the
     muBLASLt epilogue included."""
-    from musaport.validate.torchwheel import torchenv
-
-    env = torchenv.cached("2.6.0")
-    lib = env.site_packages / "torch" / "lib" if env else None
-    if lib is None or not (lib / "libtorch_cpu.so").is_file():
-        if os.environ.get("CI"):
-            pytest.fail("needs the torch 2.6.0 environment in the user cache (musaport validate --opinfo fetches it)")
-        pytest.skip("needs the torch 2.6.0 environment in the user cache (musaport validate --opinfo fetches it)")
-    rows = _run(tmp_path, [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed", "-ltorch_cpu", "-lc10"])
+    lib = torch_env.site_packages / "torch" / "lib"
+    rows = _run(tmp_path, gxx, [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed", "-ltorch_cpu", "-lc10"])
     assert rows["blas"] == ["1"]
     _check(rows)

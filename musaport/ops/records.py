@@ -173,10 +173,10 @@ def _child(source: Path, state: Path) -> subprocess.Popen[str]:
 
 
 def _cached(path: Path) -> Records | None:
-    data = jsoncache.load(path)
+    data = jsoncache.load(path, {"items": [{"*": object}], "origin": str, "note": str})
     try:
         return Records.from_json(data) if data else None
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
 

@@ -42,7 +42,7 @@ from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
-from musaport.resources import render_template, shim_include, shim_third_party
+from musaport.resources import data_dir, render_template, shim_include, shim_third_party
 from musaport.rewrite.rules import RuleSet
 from musaport.validate.backend.objects import Built, build_all
 from musaport.validate.backend.samples import DTYPES, Catalog, Sample
@@ -96,8 +96,11 @@ def mu_flags() -> list[str]:
 
 LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
-# at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
-ADAPTERS = ("copy_from", "hooks")
+# at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
+# kernels, the operators libtorch's generic code refuses for the device, and autocast.
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast")
+_ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
+_IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
 # The port's own registration files: the build registers its selection with a registration of its own.
 _REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
@@ -384,6 +387,8 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for s in chosen:
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
+    adapted = adapted_operators()
+    names = [n for n in names if n not in adapted]  # an adapter's kernel replaces the generic one
     gen = env.state / "gen"
     registrations = []
     shards = registration_shards(names)
@@ -401,6 +406,19 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
         return [*registrations, *adapters]
     write_atomic(unbuilt, unbuilt_source(plan.unbuilt).encode())
     return [*registrations, *adapters, unbuilt]
+
+
+@cache
+def adapted_operators() -> frozenset[str]:
+    """The operators an adapter registers for PrivateUse1 itself (its ``m.impl`` names): the build's
+    registration leaves them out, so that each has one kernel (a second would override the first,
+    in whatever order the libraries' initialisers run)."""
+    names: set[str] = set()
+    for name in ADAPTERS:
+        text = (data_dir("templates") / "backend" / f"{name}.cpp.j2").read_text(encoding="utf-8")
+        for block in _ADAPTER_IMPL.findall(text):
+            names.update(_IMPL_NAME.findall(block))
+    return frozenset(names)
 
 
 def unbuilt_source(unbuilt: dict[str, str]) -> str:
