@@ -142,6 +142,7 @@ int main(int, char** argv) {
 
 
 @pytest.mark.parametrize("name", AS_DEVICE)
+@pytest.mark.compiles
 def test_fixture_kernel_passes_built_as_the_device_builds_kernels(run_mode, name: str, tmp_path: Path) -> None:
     """The device's code model, not run mode's: the kernel in a shared library loaded with dlopen (its
     thread-locals reached through the dynamic TLS model, not relaxed to the executable's own), compiled
