@@ -43,8 +43,8 @@ def test_run_test_files_runs_each_part_given_as_jobs_hash_shards(monkeypatch: py
     ran: list[tuple[str, tuple[int, int]]] = []
 
     def fake(device, path, work, plugin_dir, timeout, log, test_timeout=None, tick=None, shard=(0, 1), name=""):
-        ran.append((name or path.name, shard))
-        return opinfo_tests.FileResult(name or path.name, passed=1, seconds=2.0, shard=shard[0])
+        ran.append((path.name, shard))
+        return opinfo_tests.FileResult(path.name, passed=1, seconds=2.0, shard=shard[0])
 
     monkeypatch.setattr(opinfo_tests, "_run_file", fake)
     results = opinfo_tests.run_test_files(None, tmp_path, tmp_path / "work", ("test_ops.py", "test_b.py"),  # type: ignore[arg-type]
