@@ -143,6 +143,7 @@ def test_cpu_view_takes_the_device_branch_where_the_host_branch_only_asserts() -
     assert cpu_bytes(after) == after  # code after the return: not a placeholder
 
 
+@pytest.mark.shared
 def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
     """PyTorch 2.6.0's CUDAMathCompat.h: copysign (floor_divide, div with rounding_mode='floor', geqrf)."""
     data = (ported_260 / "generated_cuda_compatible/c10/musa/MUSAMathCompat.h").read_bytes()
@@ -151,6 +152,7 @@ def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
     assert data.decode().count("#if defined(__MUSA_ARCH__) || defined(__HIPCC__)") == 2
 
 
+@pytest.mark.shared
 def test_cpu_view_of_the_real_radix_select_header(ported_260: Path) -> None:
     """PyTorch 2.6.0's SortingRadixSelect.cuh: float16's radix conversion has a host branch that asserts and
     returns 0, so on the CPU kthvalue, median and topk of float16 hit a device assert without the view."""
@@ -166,18 +168,19 @@ def test_depfile_prerequisites() -> None:
     assert parse_depfile(text) == ["/a/b.cpp", "/usr/include/x.h", "/c/d.h"]
 
 
-def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path) -> None:
+@pytest.mark.compiles
+def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path, gxx: str) -> None:
     (tmp_path / "h.h").write_text("#define V 1\n")
     a, b = tmp_path / "a.cpp", tmp_path / "b.cpp"
     a.write_text('#include "h.h"\nint fa() { return V; }\n')
     b.write_text("int fb() { return 2; }\n")
-    first = build_all(["g++"], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    first = build_all([gxx], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
     assert [x.reused for x in first] == [False, False] and all(x.obj for x in first)
     (tmp_path / "h.h").write_text("#define V 2\n")
-    second = build_all(["g++"], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    second = build_all([gxx], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
     assert [x.reused for x in second] == [False, True]
     b.write_text("int fb() { return }\n")
-    third = build_all(["g++"], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    third = build_all([gxx], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
     assert third[0].reused and third[1].obj is None and "error" in third[1].error
 
 
@@ -218,7 +221,11 @@ def test_backend_mode_rejects_file_patterns_and_stray_options(tmp_path: Path) ->
     assert done.returncode == 2 and "--samples and --libtorch go with --backend" in done.stderr
 
 
-def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, tmp_path: Path) -> None:
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, torch_env, gxx: str,
+                                                                  tmp_path: Path) -> None:
     """The port of 2.6.0, linked against libtorch 2.6.0 (fetched into the user cache once), runs
     every M1 operator on PrivateUse1 tensors and matches PyTorch's own CPU results."""
     out = tmp_path / "out"

@@ -311,7 +311,11 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
 
     cases = [
         (("--opinfo", "x.mu"), "--opinfo takes no file patterns (select OpInfo entries with --ops)"),
-        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo"),
+        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files, --test-timeout, --shard and "
+         "--shard-timings go with --opinfo"),
+        (("--opinfo", "--shard", "5/4"), "--shard: '5/4' is not I/N with 1 <= I <= N (e.g. 2/4)"),
+        (("--opinfo", "--shard-timings", str(tmp_path / "t.json")), "--shard-timings goes with --shard"),
+        (("--opinfo", "--shard", "1/2", "--shard-timings", str(tmp_path / "t.json")), "t.json: no such file"),
         (("--opinfo", "--libtorch", str(tmp_path)), "--samples and --libtorch go with --backend"),
         (("--opinfo", "--test-timeout", "60"), "--test-timeout goes with --pytorch-tests"),
         (("--opinfo", "--test-files", "test_ops.py"), "--test-files goes with --pytorch-tests"),

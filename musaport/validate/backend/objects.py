@@ -61,7 +61,7 @@ def build_all(compiler: list[str], sources: list[Path], flags_of, objdir: Path, 
     """Compile ``sources`` (``flags_of(source)`` → its flags) into ``objdir``, reusing what still holds."""
     objdir.mkdir(parents=True, exist_ok=True)
     index_path = objdir / OBJECTS_INDEX
-    index = (jsoncache.load(index_path) or {}).get("objects", {})
+    index = (jsoncache.load(index_path, {"objects": {"*": {"*": str}}}) or {}).get("objects", {})
     hashes = Hashes()
     todo = sorted(sources, key=lambda s: -s.stat().st_size)  # the slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:

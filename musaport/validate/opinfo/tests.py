@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport import children
+from musaport.jsonfile import load_json
 from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import without_numbers
@@ -172,11 +173,14 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
 def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
                    timeout: float | None = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
                    log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT,
-                   tests_progress: Callable[[str, int, int], None] | None = None) -> list[FileResult]:
+                   tests_progress: Callable[[str, int, int], None] | None = None,
+                   parts: dict[str, list[tuple[int, int]]] | None = None) -> list[FileResult]:
     """Run each test file as ``jobs`` shards, up to ``jobs`` pytest processes at once; per file its counts
     (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
     ``timeout``: each shard's (None: none); ``test_timeout``: each test's (None: none), a test past it
-    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests."""
+    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests.
+    ``parts``: per file, the parts (part, of how many) of it to run (``--shard``: a long file is split
+    across machines; default: the whole file), each as ``jobs`` shards of its own."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -184,35 +188,40 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
     (work / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
     shards = max(1, jobs)
     lock = threading.Lock()
-    parts: dict[str, list[FileResult]] = {name: [] for name in files}
-    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * shards for name in files}
+    tasks = [(name, part * shards + k, of * shards) for name in files
+             for part, of in (parts or {}).get(name, [(0, 1)]) for k in range(shards)]
+    expected = {name: sum(1 for t in tasks if t[0] == name) for name in files}
+    slots = {(name, index): i for name in files for i, (_, index, _) in
+             enumerate(t for t in tasks if t[0] == name)}
+    done_parts: dict[str, list[FileResult]] = {name: [] for name in files}
+    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * expected[name] for name in files}
 
     def tick(name: str, shard: int, done: int, total: int) -> None:
         with lock:
-            ticks[name][shard] = (done, total)
+            ticks[name][slots[(name, shard)]] = (done, total)
             done, total = (sum(col) for col in zip(*ticks[name]))
         if tests_progress:
             tests_progress(name, done, total)
 
-    def one(task: tuple[str, int]) -> None:
-        name, shard = task
+    def one(task: tuple[str, int, int]) -> None:
+        name, shard, count = task
         result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout,
-                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, shards), name)
+                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, count), name)
         with lock:
-            parts[name].append(result)
-            if len(parts[name]) < shards:
+            done_parts[name].append(result)
+            if len(done_parts[name]) < expected[name]:
                 return
-            merged = merge_shards(parts[name])
-            finished = sum(len(p) == shards for p in parts.values())
+            merged = merge_shards(done_parts[name])
+            finished = sum(len(p) == expected[n] for n, p in done_parts.items())
         if progress:
             progress(finished, len(files), f"{name}: {merged.passed} passed, {merged.failed} failed"
                      + (" (timeout)" if merged.timeout else ""))
 
     if progress:
         progress(0, len(files), f"{files[0]}: running" if files else "no files")
-    with ThreadPoolExecutor(max(1, min(jobs, len(files) * shards or 1))) as pool:
-        list(pool.map(one, [(name, k) for name in files for k in range(shards)]))
-    return [merge_shards(parts[name]) for name in files]
+    with ThreadPoolExecutor(max(1, min(jobs, len(tasks) or 1))) as pool:
+        list(pool.map(one, tasks))
+    return [merge_shards(done_parts[name]) for name in files]
 
 
 def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
@@ -257,7 +266,7 @@ def merge_shards(parts: list[FileResult]) -> FileResult:
     if not any(p.ran for p in parts):
         return replace(first, shard=0)
     counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died", "cuda_branch")}
-    notes = [f"shard {p.shard + 1} of {len(parts)}: {p.note}" for p in parts if p.note]
+    notes = [f"shard {i + 1} of {len(parts)}: {p.note}" for i, p in enumerate(parts) if p.note]
     failures = tuple(f for p in parts for f in p.first_failures)[:5]
     return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
                       timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
@@ -425,9 +434,8 @@ class Tally:
         complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next poll
         self.offset += len(complete)
         for line in complete.splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
+            row = _row(line)
+            if row is None:
                 continue
             if "collected" in row:  # an attempt's collection: what it will run, after what is done
                 self.total = len(self.done) + int(row["collected"])
@@ -450,11 +458,8 @@ def _resume_key(device: Device, path: Path, shard: tuple[int, int] = (0, 1)) -> 
 def _carried_over(state: Path, key: str, outcomes: Path) -> int:
     """The tests an earlier run finished when it stopped (at its timeout, or killed) with this same build
     (0: start afresh), so running the command again takes a long file further instead of from its start."""
-    try:
-        earlier = json.loads(state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return 0
-    if not isinstance(earlier, dict) or earlier.get("key") != key or earlier.get("finished", True):
+    earlier = load_json(state, {"key": str, "finished": bool})
+    if earlier is None or earlier["key"] != key or earlier["finished"]:
         return 0
     return len({r["test"] for r in _rows(outcomes) if "outcome" in r and "test" in r})
 
@@ -499,13 +504,16 @@ def _rows(outcomes: Path) -> list[dict]:
         lines = outcomes.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    rows = []
-    for line in lines:
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue  # the last line of a killed run may be cut
-    return rows
+    return [row for row in map(_row, lines) if row is not None]
+
+
+def _row(line: str | bytes) -> dict | None:
+    """One line of the plugin's as a dict; None for a line cut by a kill (or damaged: too deep, not an object)."""
+    try:
+        row = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return row if isinstance(row, dict) else None
 
 
 def _signal_name(code: int) -> str:
