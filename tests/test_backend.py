@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import musaport
 from musaport.errors import LoadError
-from musaport.validate.backend.backend import DtypeResult, OpResult, parse_rows, undefined_references
-from musaport.validate.backend.objects import build_all, parse_depfile
+from musaport.validate.backend.backend import DtypeResult, OpResult, parse_rows
 from musaport.validate.backend.render import rows
 from musaport.validate.backend.samples import load_catalog
 from musaport.validate.cpu.view import cpu_bytes, refresh
+from musaport.validate.device.cmake_build import CMakeBuilder, undefined_references
 from musaport.validate.torchwheel import libtorch as lt
 
 M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
@@ -163,24 +164,25 @@ def test_cpu_view_of_the_real_radix_select_header(ported_260: Path) -> None:
     assert seen.count("#if 1 // musaport cpu view") == 2  # no other branch of the file
 
 
-def test_depfile_prerequisites() -> None:
-    text = "obj.o: /a/b.cpp /usr/include/x.h \\\n  /c/d.h\n"
-    assert parse_depfile(text) == ["/a/b.cpp", "/usr/include/x.h", "/c/d.h"]
-
-
 @pytest.mark.compiles
-def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path, gxx: str) -> None:
-    (tmp_path / "h.h").write_text("#define V 1\n")
-    a, b = tmp_path / "a.cpp", tmp_path / "b.cpp"
+def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path, monkeypatch) -> None:
+    """Backend mode builds through the device's CMake project: Ninja's depfiles decide what is rebuilt."""
+    view = tmp_path / "cpu"
+    view.mkdir()
+    (view / "h.h").write_text("#define V 1\n")
+    a, b = view / "a.cpp", view / "b.cpp"
     a.write_text('#include "h.h"\nint fa() { return V; }\n')
     b.write_text("int fb() { return 2; }\n")
-    first = build_all([gxx], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    monkeypatch.setenv("CCACHE_DISABLE", "1")  # the user's compiler cache stays out of it
+    builder = CMakeBuilder(tmp_path, tmp_path, view, ["-std=c++17", "-fPIC"], [], [], [], False, 2, log=lambda _: None)
+    first = builder.compile([a, b], [])
     assert [x.reused for x in first] == [False, False] and all(x.obj for x in first)
-    (tmp_path / "h.h").write_text("#define V 2\n")
-    second = build_all([gxx], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    time.sleep(0.01)  # a new mtime for the header, whatever the file system's granularity
+    (view / "h.h").write_text("#define V 2\n")
+    second = builder.compile([a, b], [])
     assert [x.reused for x in second] == [False, True]
     b.write_text("int fb() { return }\n")
-    third = build_all([gxx], [a, b], lambda p: ["-std=c++17"], tmp_path / "obj", 2)
+    third = builder.compile([a, b], [])
     assert third[0].reused and third[1].obj is None and "error" in third[1].error
 
 

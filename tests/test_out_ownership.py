@@ -114,4 +114,4 @@ def test_the_names_of_reports_and_records_are_declared_in_outdir() -> None:
               if path.name != "outdir.py" for line, name in _record_names(path)]
     assert strays == [], "declare these in musaport/outdir.py and use the constant:\n" + "\n".join(strays)
     declared = {name for _, name in _record_names(package / "outdir.py")}
-    assert {"validate_opinfo_report.json", "objects.json", "overlay.json", "musaport-check.md"} <= declared
+    assert {"validate_opinfo_report.json", "overlay.json", "musaport-check.md"} <= declared

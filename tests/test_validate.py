@@ -141,6 +141,7 @@ int main(int, char** argv) {
 """
 
 
+@pytest.mark.compiles
 @pytest.mark.parametrize("name", AS_DEVICE)
 def test_fixture_kernel_passes_built_as_the_device_builds_kernels(run_mode, name: str, tmp_path: Path) -> None:
     """The device's code model, not run mode's: the kernel in a shared library loaded with dlopen (its

@@ -392,6 +392,7 @@ instantiate_device_type_tests(TestAsCuda, globals())
 '''
 
 
+@pytest.mark.torch
 def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted_apart(python: Path,
                                                                                           tmp_path: Path) -> None:
     """The device runs CUDA's kernels: its tests are instantiated with @dtypesIfCUDA's dtypes and an OpInfo's

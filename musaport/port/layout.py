@@ -260,22 +260,24 @@ def check_tree(layout: Layout, root: Path) -> None:
 
 
 def check_out(layout: Layout, root: Path, out: Path) -> None:
-    """Refuse an output folder that would land inside the ported sources (or, for a PyTorch tree, anywhere in it)."""
+    """Refuse an output folder that would land inside the ported sources (or, for a PyTorch tree, anywhere in it),
+    or that holds ported sources (its state and reports would land among them)."""
     out_r, root_r = out.resolve(), root.resolve()
     if out_r == root_r or root_r.is_relative_to(out_r):
         raise LoadError(f"{out}: --out must not be the source tree or contain it")
     for folder in layout.folders:
-        ported = (root_r / folder.path).resolve()
-        if out_r == ported or out_r.is_relative_to(ported):
+        path = (root_r / folder.path).resolve()
+        if out_r == path or out_r.is_relative_to(path):
             raise LoadError(f"{out}: --out is inside the ported source folder {folder.path} ({folder.where})")
-        if ported.is_relative_to(out_r):  # its state and reports would land among the sources
-            raise LoadError(f"{out}: --out holds the ported source folder {folder.path} ({folder.where}); "
-                            "give a folder that holds no sources")
     # An extension project builds inside itself (``build/``, skipped by its discovery); a PyTorch
     # tree is never written: an --out anywhere in it (``--out pytorch/aten``) is refused.
     if layout.selected is None and out_r.is_relative_to(root_r):
         raise LoadError(f"{out}: --out is inside the source tree {root}, which a run never writes; "
                         "give a folder outside it")
+    for folder in layout.folders:  # an --out above a ported folder: its state and reports among the sources
+        if (root_r / folder.path).resolve().is_relative_to(out_r):
+            raise LoadError(f"{out}: --out holds the ported source folder {folder.path} ({folder.where}); "
+                            "give a folder that holds no sources")
 
 
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:

@@ -1,7 +1,8 @@
 """``musaport validate --backend``: the port built into a PrivateUse1 backend that runs PyTorch operators.
 
 The evidence here is not ours: the ported sources, as generated, are compiled
-for the CPU (launches turned into calls, the shim's CPU runtime under them),
+for the CPU (launches turned into calls, the shim's CPU runtime under them) by
+the CMake project the musa device is built with (``device.cmake_build``),
 linked into one shared library against the real ``libtorch_cpu.so`` of the
 tree's release, and a driver runs PyTorch's own operators on PrivateUse1
 tensors and on CPU tensors and compares the results.
@@ -44,15 +45,13 @@ from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
 from musaport.resources import data_dir, render_template, shim_include, shim_third_party
 from musaport.rewrite.rules import RuleSet
-from musaport.validate.backend.objects import Built, build_all
 from musaport.validate.backend.samples import DTYPES, Catalog, Sample
 from musaport.validate.compile.buildenv import aten_ops_headers
 from musaport.validate.cpu import view as cpu_view
-from musaport.validate.cpu.link import link_flags
+from musaport.validate.device.cmake_build import Built, CMakeBuilder
 from musaport.validate.torchwheel.libtorch import Libtorch
 from musaport.whereis.search import whereis
 
-CXX = "g++"
 BASE_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-pthread", "-w", "-DAT_PER_OPERATOR_HEADERS",
               "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE"]
 # A .mu is MUSA source: the MUSA compiler includes its runtime header implicitly, as the shim's does.
@@ -104,7 +103,6 @@ _IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
 # The port's own registration files: the build registers its selection with a registration of its own.
 _REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
-_UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
 
 
 class Status(Outcome):
@@ -163,12 +161,15 @@ def validate_backend(out: OutDir, catalog: Catalog, chosen: list[Sample], libtor
         log(f"musaport: warning: {p.file}: launch not converted for the CPU build: {p.error}")
     model = operator_model(source, out, layout=run_layout(out), jobs=jobs)
     plan = plan_sources(model, out, catalog, chosen)
-    env = BuildEnv(out, source, state, libtorch, jobs)
-    env.common_flags  # noqa: B018 - generate the operator headers before compiling in parallel
+    flags = BuildEnv(out, source, state, libtorch, jobs).common_flags  # the operator headers made first
+    link_libs = BuildEnv(out, source, state, libtorch, jobs).link_libs()
+    builder = CMakeBuilder(state, out.root, state / "cpu", flags, mu_flags(),
+                           ["-Wl,--no-undefined", "-Wl,--no-demangle"], link_libs, False, jobs, log)
+    env = BuildEnv(out, source, state, libtorch, jobs, builder)
     failed: dict[str, str] = {}
     library, missing, built = _build(env, plan, model, chosen, failed, log)
     results = [_result_without_run(s, plan, failed, missing, library) for s in chosen]
-    driver = _driver(env, chosen, library) if library else None
+    driver = _driver(env, chosen) if library else None
     with ThreadPoolExecutor(max(1, jobs)) as pool:  # one process per sample, as many at once as --jobs
         results = list(pool.map(lambda rs: rs[0] if rs[0].status != Status.PENDING else run_sample(env, driver, rs[1]),
                                 zip(results, chosen)))
@@ -212,8 +213,7 @@ class BuildEnv:
     state: Path
     libtorch: Libtorch
     jobs: int
-    link_extra: tuple[str, ...] = ()  # more link flags (the Python device: -Bsymbolic-functions)
-    builder: object | None = None  # a CMakeBuilder (the Python device); None: g++ and the object cache
+    builder: CMakeBuilder | None = None  # what compiles and links (set before _build)
 
     @property
     def view(self) -> Path:
@@ -235,9 +235,6 @@ class BuildEnv:
         """The run's packs (``port.request``), loaded once: the registration names kernels as the port
         renamed them (only the names tables are read, so nothing is compiled)."""
         return run_rules(self.out, compile=False)
-
-    def flags(self, path: Path) -> list[str]:
-        return [*self.common_flags, *(mu_flags() if path.suffix == ".mu" else [])]
 
     def link_libs(self) -> list[str]:
         lib = self.libtorch.lib
@@ -262,10 +259,7 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         generated = _generated_sources(env, plan, model, chosen, failed)
         sources = [env.view / rel for rel in sorted(plan.needs) if rel not in failed and _wanted(plan, rel, failed)]
         log(f"musaport: backend build round {round_no + 1}: {len(sources)} ported sources")
-        if env.builder is not None:
-            built = env.builder.compile(sources, generated)
-        else:
-            built = build_all([CXX], sources + generated, env.flags, env.state / "obj", env.jobs)
+        built = env.builder.compile(sources, generated)
         for b in built:  # an object compiled in an earlier round counts as compiled, not reused
             seen[b.source] = b if b.source not in seen or not b.reused else seen[b.source]
         broken = next((b for b in built if b.obj is None and b.source in generated), None)
@@ -275,11 +269,8 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
         if newly:
             failed.update(newly)
             continue
-        if env.builder is not None:
-            library, refs, last = env.builder.link([b.obj for b in built if b.obj is not None], env.state / LIBRARY)
-            refs = refs or ({} if library else {last: set()})
-        else:
-            library, refs = _link(env, [b.obj for b in built if b.obj is not None])
+        library, refs, last = env.builder.link([b.obj for b in built if b.obj is not None], env.state / LIBRARY)
+        refs = refs or ({} if library else {last: set()})
         if library is not None:
             return library, [], list(seen.values())
         missing = sorted(refs)
@@ -470,38 +461,6 @@ def _blocked(plan: Plan, sample: str, failed: dict[str, str]) -> str:
     return next((rel for rel, users in sorted(plan.needs.items()) if rel in failed and users & {sample, ""}), "")
 
 
-def _link(env: BuildEnv, objects: list[Path]) -> tuple[Path | None, dict[str, set[Path]]]:
-    """The shared library, or each mangled symbol still undefined with the objects that call it."""
-    library = env.state / LIBRARY
-    tmp = library.with_name(f".{LIBRARY}.tmp")
-    cmd = [CXX, "-shared", "-pthread", "-o", str(tmp), *map(str, objects), *link_flags(objects),
-           "-Wl,--no-undefined", "-Wl,--no-demangle", *env.link_extra, *env.link_libs()]
-    done = children.run(cmd, cwd=env.state)
-    if done.returncode == 0:
-        tmp.replace(library)
-        return library, []
-    tmp.unlink(missing_ok=True)
-    refs = undefined_references(done.stderr)
-    return None, refs or {(done.stderr.strip().splitlines() or ["link failed"])[-1]: set()}
-
-
-_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(\S+\.o): in function")
-
-
-def undefined_references(stderr: str) -> dict[str, set[Path]]:
-    """GNU ld's complaints: symbol -> the objects whose functions call it (``OBJ: in function ...:``
-    opens each object's block of ``undefined reference to`` lines)."""
-    refs: dict[str, set[Path]] = {}
-    current: Path | None = None
-    for line in stderr.splitlines():
-        opened = _IN_OBJECT.match(line)
-        if opened:
-            current = Path(opened.group(1))
-        for symbol in _UNDEFINED.findall(line):
-            refs.setdefault(symbol, set()).update({current} if current else set())
-    return refs
-
-
 def _definitions(out: OutDir, symbols: list[str]) -> set[str]:
     """The ported sources that define ``symbols`` (whereis's answer for each)."""
     found: set[str] = set()
@@ -530,23 +489,14 @@ def _result_without_run(s: Sample, plan: Plan, failed: dict[str, str], missing: 
     return OpResult(s.name, Status.PENDING)
 
 
-def _driver(env: BuildEnv, chosen: list[Sample], library: Path) -> Path | None:
+def _driver(env: BuildEnv, chosen: list[Sample]) -> Path:
+    """The driver, built by the library's own CMake project (its objects and link already done)."""
     source = env.state / "gen" / "driver.cpp"
     text = render_template("backend/driver.cpp.j2", header=header("templates/backend"), samples=chosen,
                            dtypes=DTYPES)
     write_atomic(source, text.encode())
-    built = build_all([CXX], [source], lambda p: [*BASE_FLAGS, *env.libtorch.cxx_flags(),
-                                                  *[f"-I{d}" for d in env.libtorch.include]],
-                      env.state / "obj", env.jobs)[0]
-    if built.obj is None:
-        raise ToolError(f"{CXX}: {source}: the driver does not compile: {built.error}")
-    exe = env.state / "driver"
-    done = children.run([CXX, "-pthread", "-o", str(exe), str(built.obj), f"-L{library.parent}",
-                         f"-Wl,-rpath,{library.parent}", "-Wl,--no-as-needed", "-lmusaport_backend",
-                         *env.link_libs()], cwd=env.state)
-    if done.returncode != 0:
-        raise ToolError(f"{CXX}: {exe}: the driver does not link: {(done.stderr.strip().splitlines() or [''])[-1]}")
-    return exe
+    flags = [*BASE_FLAGS, *env.libtorch.cxx_flags(), *[f"-I{d}" for d in env.libtorch.include]]
+    return env.builder.executable(source, flags, env.state / "driver")
 
 
 def run_sample(env: BuildEnv, driver: Path | None, s: Sample, timeout: float = 300) -> OpResult:

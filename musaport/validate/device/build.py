@@ -139,7 +139,7 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
     link_libs = backend.BuildEnv(out, source, state, torch, jobs).link_libs()
     builder = CMakeBuilder(state, out.root, view, flags, backend.mu_flags(),
                            ["-Wl,--no-undefined", "-Wl,--no-demangle", *LINK_FLAGS], link_libs, whole, jobs, progress)
-    build_env = backend.BuildEnv(out, source, state, torch, jobs, LINK_FLAGS, builder)
+    build_env = backend.BuildEnv(out, source, state, torch, jobs, builder)
     failed: dict[str, str] = {}
     progress(f"musaport: building the musa device: {len(units)} operators, {len(plan.needs)} ported sources")
     library, missing, built = backend._build(build_env, plan, model, units, failed, progress)

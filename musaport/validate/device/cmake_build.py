@@ -1,4 +1,8 @@
-"""The musa device's library built as backend teams build: CMake and Ninja over the port's own lists.
+"""The port's library built as backend teams build: CMake and Ninja over the port's own lists.
+
+The one way musaport builds the port's C++: the musa device (``device.build``)
+and backend mode (``backend.backend``, which adds its C++ driver as one more
+target of the same project) alike.
 
 ``CMakeLists.txt`` (``templates/backend/CMakeLists.txt.j2``) includes the
 ported tree's ``musaport_sources.cmake`` (in the CPU view, which has the
@@ -27,19 +31,31 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError, ToolError
 from musaport.outdir import write_atomic
 from musaport.resources import render_template, user_cache
-from musaport.validate.backend.objects import Built, first_error
 from musaport.validate.cpu.link import link_flags
 
 OBJECTS = "musaport_objects"
 TARGET = "musaport_backend"
+DRIVER = "musaport_driver"
 _FAILED = re.compile(r"^FAILED: (?:\[code=\d+\] )?(\S+\.o)\b")
 _PROGRESS = re.compile(r"^\[\d+/\d+\] ")
+_UNDEFINED = re.compile(r"undefined reference to [`'](.+?)'")
+
+
+@dataclass(frozen=True)
+class Built:
+    """One translation unit's object, or the compiler's first error; ``reused``: Ninja found it up to date."""
+
+    source: Path
+    obj: Path | None
+    error: str = ""
+    reused: bool = False
 
 
 LAUNCHERS = ("ccache", "sccache", "none")
@@ -82,6 +98,7 @@ class CMakeBuilder:
         self.configured = False
         self._inputs: tuple[list[Path], list[Path]] = ([], [])
         self.compiled = 0  # compiler runs Ninja started (ccache may have answered some)
+        self.driver: tuple[Path, list[str]] | None = None  # an executable linked to the library: source, flags
 
     def _progress(self, line: str) -> None:
         """Ninja's ``[n/N]`` lines, passed on every 25 compiles and at the last."""
@@ -121,6 +138,8 @@ class CMakeBuilder:
             "MUSAPORT_MU_OPTIONS": self.mu_flags,
             "MUSAPORT_LINK_OPTIONS": [*self.link_options, *self.alias_flags],
             "MUSAPORT_LINK_LIBRARIES": self.link_libraries,
+            "MUSAPORT_DRIVER_SOURCE": [self.driver[0]] if self.driver else [],
+            "MUSAPORT_DRIVER_FLAGS": self.driver[1] if self.driver else [],
         }
         text = "".join(f"set({name}\n" + "".join(f'  "{_quoted(str(v))}"\n' for v in values) + ")\n"
                        for name, values in lists.items())
@@ -151,22 +170,24 @@ class CMakeBuilder:
         self._inputs = (selected, generated)
         self.write_inputs(selected, generated)
         self.configure()
+        sources = self.sources(selected, generated)
+        before = {obj: _mtime(obj) for obj in map(self.object_of, sources)}
         done = _run_env([self.ninja, "-k", "0", f"-j{max(1, self.jobs)}", OBJECTS], self.build, self.environment(),
                         self._progress)
         self.compiled += done.stdout.count("Building CXX object")
         failures = ninja_failures(done.stdout)
         if done.returncode != 0 and not failures:
             raise ToolError(f"ninja: {self.build}: {_last(done)}")
-        sources = self.sources(selected, generated)
         built = []
         for source in sources:
             obj = self.object_of(source)
             rel = obj.relative_to(self.build).as_posix()
             if rel in failures:
                 built.append(Built(source, None, failures[rel]))
-            else:
+            else:  # reused: Ninja found it up to date (its inputs, the headers of its depfile, its command)
                 built.append(Built(source, obj if obj.is_file() else None,
-                                   "" if obj.is_file() else "no object was built"))
+                                   "" if obj.is_file() else "no object was built",
+                                   reused=obj.is_file() and before.get(obj) == _mtime(obj)))
         return built
 
     def sources(self, selected: list[Path], generated: list[Path]) -> list[Path]:
@@ -186,8 +207,6 @@ class CMakeBuilder:
 
     def link(self, objects: list[Path], library: Path) -> tuple[Path | None, dict[str, set[Path]], str]:
         """The library (copied to ``library``), or the undefined symbols with the objects calling them."""
-        from musaport.validate.backend.backend import undefined_references
-
         self.alias_flags = link_flags(objects)
         self.write_inputs(*self._inputs)
         done = _run_env([self.ninja, f"-j{max(1, self.jobs)}", TARGET], self.build, self.environment())
@@ -200,6 +219,31 @@ class CMakeBuilder:
         refs = {sym: {p if p.is_absolute() else self.build / p for p in objs}
                 for sym, objs in undefined_references(done.stdout + done.stderr).items()}
         return None, refs, _last(done)
+
+
+    def executable(self, source: Path, flags: list[str], exe: Path) -> Path:
+        """``source`` compiled with ``flags`` (not the library's) and linked to the library last linked,
+        copied to ``exe``: backend mode's driver, through the same project, launcher and cache."""
+        self.driver = (source, flags)
+        self.write_inputs(*self._inputs)
+        done = _run_env([self.ninja, f"-j{max(1, self.jobs)}", DRIVER], self.build, self.environment())
+        self.compiled += done.stdout.count("Building CXX object")
+        built = self.build / DRIVER
+        if done.returncode != 0 or not built.is_file():
+            failures = ninja_failures(done.stdout)
+            raise ToolError(f"g++: {source}: the driver does not build: "
+                            f"{next(iter(failures.values()), '') or _last(done)}")
+        tmp = exe.with_name(f".{exe.name}.tmp")
+        shutil.copy2(built, tmp)
+        tmp.replace(exe)
+        return exe
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def ninja_failures(stdout: str) -> dict[str, str]:
@@ -216,6 +260,31 @@ def ninja_failures(stdout: str) -> dict[str, str]:
         if current is not None:
             lines.append(line)
     return failures
+
+
+def first_error(stderr: str) -> str:
+    """The compiler's first ``error:`` line (the rest usually follows from it)."""
+    for line in stderr.splitlines():
+        if "error:" in line:
+            return line.strip()
+    return (stderr.strip().splitlines() or ["the compiler failed without a message"])[0]
+
+
+_IN_OBJECT = re.compile(r"^(?:\S*ld\S*: )?(\S+\.o): in function")
+
+
+def undefined_references(stderr: str) -> dict[str, set[Path]]:
+    """GNU ld's complaints: symbol -> the objects whose functions call it (``OBJ: in function ...:``
+    opens each object's block of ``undefined reference to`` lines)."""
+    refs: dict[str, set[Path]] = {}
+    current: Path | None = None
+    for line in stderr.splitlines():
+        opened = _IN_OBJECT.match(line)
+        if opened:
+            current = Path(opened.group(1))
+        for symbol in _UNDEFINED.findall(line):
+            refs.setdefault(symbol, set()).update({current} if current else set())
+    return refs
 
 
 def _quoted(text: str) -> str:
