@@ -409,7 +409,8 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
     [(branch, tests, example)] = result.cuda_branches
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
     assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
-    assert example.endswith("test_cuda_skip_musa")
+    assert example.endswith("test_cuda_skip_musa: RuntimeError: upsample_bilinear2d_out_frame not implemented "
+                            "for 'Byte'"), example
     assert result.causes == (("RuntimeError: the port's own failure", 1,
                               "::TestAsCudaPRIVATEUSE1::test_port_failure_musa"),)
     assert [r for r, _, _ in result.skip_reasons] == ["the shim has no NCCL (rank N)"]
