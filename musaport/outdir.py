@@ -63,6 +63,10 @@ OVERLAY_JSON = "overlay.json"  # in the work folder "validate": an extension's p
 # one line per outcome, the log, the tests done and died in (to resume after them), and the resume state.
 TEST_JUNIT, TEST_OUTCOMES, TEST_LOG = ".xml", ".outcomes.jsonl", ".log"
 TEST_DONE, TEST_DIED, TEST_STATE = ".done.txt", ".died.txt", ".state.json"
+# In the work folder "extension": the ported setup.py's build log, and per test file of the project
+# (``tests/<nnn><suffix>``) pytest's JUnit and its output.
+EXTENSION_BUILD_LOG = "build.log"
+EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG = ".xml", ".log"
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
 COMMIT_MARKER = "commit-in-progress"

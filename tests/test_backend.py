@@ -226,7 +226,7 @@ def test_backend_mode_rejects_file_patterns_and_stray_options(tmp_path: Path) ->
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles
-def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, torch_env, gxx: str,
+def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(torch_env, ported_260: Path, gxx: str,
                                                                   tmp_path: Path) -> None:
     """The port of 2.6.0, linked against libtorch 2.6.0 (fetched into the user cache once), runs
     every M1 operator on PrivateUse1 tensors and matches PyTorch's own CPU results."""

@@ -27,6 +27,7 @@ OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "ad
        "std", "var", "std_mean", "var_mean", "mode", "_cdist_forward", "_cdist_backward", "_pdist_forward",
        "_pdist_backward", "_index_put_impl_", "index", "sort", "sqrt", "complex", "where", "eq", "ne",
        "masked_fill_", "abs", "pow", "clamp_min", "sub", "div", "neg", "sign", "arange", "nonzero", "view_as_real",
+       "max", "min", "lt", "ge", "_assert_async", "remainder",
        "log_sigmoid_forward", "log_sigmoid_backward")
 
 PRELUDE = """

@@ -28,7 +28,7 @@ from pathlib import Path
 from musaport import children
 from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
-from musaport.outdir import OutDir, write_atomic
+from musaport.outdir import EXTENSION_BUILD_LOG, OutDir, write_atomic
 from musaport.resources import render_template, shim_include, shim_third_party, user_cache
 from musaport.validate.backend.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
 from musaport.validate.cpu import view as cpu_view
@@ -201,9 +201,9 @@ def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str
         text, code = done.stdout + done.stderr, done.returncode
     except subprocess.TimeoutExpired as exc:
         text, code = f"{exc.stdout or ''}{exc.stderr or ''}\nerror: the build took more than {BUILD_SECONDS:.0f} s", -1
-    write_atomic(state / "build.log", text.encode())
+    write_atomic(state / EXTENSION_BUILD_LOG, text.encode())
     modules = _modules(text, tree)
-    result = BuildResult(code == 0, command, "" if code == 0 else first_error(text), str(state / "build.log"),
+    result = BuildResult(code == 0, command, "" if code == 0 else first_error(text), str(state / EXTENSION_BUILD_LOG),
                          modules, left_out_flags=_left_out_flags(text))
     compiled = {s for m in modules for s in m.sources}
     result.dropped = sorted(rel for rel in set(out.out_paths().values()) if rel.endswith(".mu") and rel not in compiled)

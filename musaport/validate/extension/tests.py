@@ -25,7 +25,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError
-from musaport.outdir import write_atomic
+from musaport.outdir import EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG, write_atomic
 from musaport.validate.extension.build import SKIPPED_DIRS, Device
 from musaport.validate.extension.trace import Tracer
 
@@ -72,7 +72,7 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
     for i, path in enumerate(files, 1):
         rel = path.relative_to(tree).as_posix()
         log(f"musaport: tests {i} of {len(files)}: {rel}")
-        xml = state / "tests" / f"{i:03d}.xml"
+        xml = state / "tests" / f"{i:03d}{EXTENSION_TEST_JUNIT}"
         xml.unlink(missing_ok=True)
         xml.parent.mkdir(parents=True, exist_ok=True)
         cmd = [str(device.python), "-m", "pytest", str(path), "-p", "musaport_extension_plugin", "--forked",
@@ -83,7 +83,7 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
             output = done.stdout + done.stderr
         except subprocess.TimeoutExpired as exc:
             output = f"{exc.stdout or ''}{exc.stderr or ''}\nthe file took more than {FILE_SECONDS:.0f} s"
-        write_atomic(state / "tests" / f"{i:03d}.log", output.encode())
+        write_atomic(state / "tests" / f"{i:03d}{EXTENSION_TEST_LOG}", output.encode())
         results.append(_read(rel, xml, output, tracer, built_sources))
     return results
 
