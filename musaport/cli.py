@@ -171,11 +171,23 @@ class _Commands(click.Group):
             fail(str(exc), EXIT_FAILED)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
-            fail(f"{where}{exc.strerror or exc}; the previous output was left as it was", EXIT_FAILED)
+            fail(f"{where}{exc.strerror or exc}; {_previous_output()}", EXIT_FAILED)
         except Terminated:
-            fail("terminated (SIGTERM); the previous output was left as it was", EXIT_TERMINATED)
+            fail(f"terminated (SIGTERM); {_previous_output()}", EXIT_TERMINATED)
         except KeyboardInterrupt:
-            fail("interrupted; the previous output was left as it was", 130)
+            fail(f"interrupted; {_previous_output()}", 130)
+
+
+def _previous_output() -> str:
+    """What a command stopped by an error or a signal did to the output: nothing, unless it was moving a port
+    into place (``OutDir.begin_commit``), which the next run finishes."""
+    from musaport.outdir import changing
+
+    part = changing()
+    if not part:
+        return "the previous output was left as it was"
+    return (f"the output in {part[0]} was partly replaced (the commit did not finish); "
+            "run the same command again to complete it")
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -185,7 +197,7 @@ def main() -> None:
 
 
 def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = False) -> tuple[Path, ...]:
-    """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's."""
+    """Bundled packs, optional ones, the extension packs (``run --src`` only), then the user's; each once."""
     for path in rules:
         if not path.exists() or path.is_dir():  # a FIFO or <(...) is a pack too (read by yamlload.read_config)
             fail(f"{path}: --rules {'is a folder, not a rule pack' if path.is_dir() else 'file not found'}")
@@ -193,7 +205,8 @@ def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = Fa
         optional = tuple(optional_pack(p) for p in packs)
     except FileNotFoundError as exc:
         fail(str(exc))
-    return tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
+    every = tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
+    return tuple(dict.fromkeys(every))  # a pack given twice (--pack x --pack x) is loaded once
 
 
 class PackChoice(click.Choice):
@@ -383,6 +396,10 @@ def _summary(report: Report, opts: Options) -> None:
         kept = summary["kept_names"]
         more = f"; {kept} kept on purpose, each with its reason in the report" if kept else ""
         out.print(f"unmapped CUDA APIs: none (no CUDA name left in code or includes{more})", highlight=False)
+    if summary.get("python"):
+        py = summary["python"]
+        out.print(f"the project's Python: {py['files']} files, {py['ported']} ported, {py['rewrites']} rewrites, "
+                  f"{py['findings']} findings", highlight=False)
     out.print(f"findings to review: {summary['findings']}; warnings: {summary['warnings']}")
     out_dir = OutDir(opts.out)
     out.print(f"output: {out_dir.tree}; report: {out_dir.report_md}")
@@ -400,7 +417,7 @@ def _ruleset(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = 
 
 
 # The modules that make rules by code (each declares its ids in CODE_RULES; see rewrite.registry).
-RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids")
+RULE_MAKERS = ("musaport.ops.exclusions", "musaport.extension.rule_ids", "musaport.pyport.pack")
 
 _extension_option = click.option("--extension", is_flag=True,
                                   help="The rules of 'run --src' (adds the extension packs, rules/extension).")
@@ -418,6 +435,11 @@ def rules_list(rules, packs, extension) -> None:
         table.add_column(name)
     for rule in _ruleset(rules, packs, extension).rules:
         table.add_row(rule.id, rule.pack, rule.kind, rule.why)
+    if extension:  # run --src also ports the project's Python (rules/python, musaport.pyport)
+        from musaport.pyport.pack import load
+
+        for py in load().rules:
+            table.add_row(py.id, "python", py.kind, py.why)
     out.print(table)
 
 
@@ -434,9 +456,27 @@ def rules_explain(rule_id, rules, packs, extension) -> None:
     if text is None:
         from difflib import get_close_matches
 
+        held = _pack_holding(rule_id, packs, extension)
+        if held:
+            fail(f"no rule '{rule_id}' in the packs given; it is in {held}")
         close = get_close_matches(rule_id, [r.id for r in ruleset.rules], n=3)
         fail(f"no rule '{rule_id}'" + (f"; did you mean: {', '.join(close)}?" if close else ""))
     console().print(text, markup=False, highlight=False)
+
+
+def _pack_holding(rule_id: str, packs: tuple[str, ...], extension: bool) -> str:
+    """Which bundled pack not given holds ``rule_id``, with the option that adds it ('' when none does):
+    a report of a ``--pack torch-musa`` run names rules a plain ``rules explain`` does not load."""
+    from musaport.rewrite.rules import load_pack
+
+    offered = [(optional_pack(name), f"the optional pack '{name}'; add --pack {name}")
+               for name in optional_packs() if name not in packs]
+    if not extension:
+        offered += [(path, f"the extension pack {path.stem}; add --extension") for path in extension_packs()]
+    for path, where in offered:
+        if any(rule.id == rule_id for rule in load_pack(path, compile=False)):
+            return where
+    return ""
 
 
 @main.command("parse", short_help="How the parser sees a file (JSON).")
@@ -448,7 +488,11 @@ def parse_cmd(file: Path) -> None:
     from musaport.cpp.parser import parse
     from musaport.cpp.structure import structure
 
-    parsed = parse(file.read_bytes())
+    from musaport.port.layout import MAX_SOURCE_BYTES
+    from musaport.yamlload import read_config
+
+    # Bounded, and never blocked on a FIFO without a writer (/dev/zero would fill the memory).
+    parsed = parse(read_config(file, MAX_SOURCE_BYTES, "a source file (a run skips a source this size)"))
     spans = [{"context": s.context, "start": s.start, "end": s.end, "text": parsed.text[s.start:s.end]}
              for s in parsed.spans]
     click.echo(json.dumps({"spans": spans, "structure": structure(parsed).to_json()}, indent=2))
@@ -505,7 +549,7 @@ def _mode_options(fn):
             fn = click.option(*o.decls, multiple=o.multiple, metavar=o.metavar, help=o.help, hidden=o.hidden,
                               **extra)(fn)
     for mode in reversed(MODES):
-        fn = click.option(mode.flag, f"mode_{mode.name}", is_flag=True, help=mode.help)(fn)
+        fn = click.option(mode.flag, f"mode_{mode.name.replace('-', '_')}", is_flag=True, help=mode.help)(fn)
     return fn
 
 
@@ -520,8 +564,9 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
     """Prove the port is real MUSA code: it compiles against the shim, kernels run on the CPU, and the
     ported backend runs PyTorch operators through the real libtorch.
 
-    Give exactly one of --compile, --run, --backend or --opinfo. PATTERNS select ported files to compile
-    (--compile; default: *.mu) or fixture kernels to run (--run; default: all of them).
+    Give exactly one of --compile, --run, --backend, --opinfo or --merge-reports. PATTERNS select ported
+    files to compile (--compile; default: *.mu), fixture kernels to run (--run; default: all of them) or
+    the --out folders of the shards to merge (--merge-reports).
     """
     from musaport.validate.modes import Invocation, choose, renamed
 
@@ -529,10 +574,12 @@ def validate_cmd(out, jobs, quiet, patterns, **options) -> None:
         fail(f"validate {old} is now {new}")
     flags = {name[len("mode_"):]: options.pop(name) for name in list(options) if name.startswith("mode_")}
     mode = choose(flags, options, patterns)
-    _require(mode.command)
+    if mode.command:
+        _require(mode.command)
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
-    result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
-                                 log=log, console=console(), progress=phase_reporter(quiet)))
+    with OutDir(out).held():  # no run replaces the tree while it is validated
+        result = mode.run(Invocation(OutDir(out), patterns, jobs or default_jobs(), options, echo=click.echo,
+                                     log=log, console=console(), progress=phase_reporter(quiet)))
     click.echo(result.summary)
     sys.exit(result.exit_code)
 
@@ -560,7 +607,8 @@ def whereis_cmd(symbol, out, pytorch_src, cmake_list, as_json) -> None:
     out_dir.require_whole()  # a tree a killed run left half moved into place answers nothing
     _note_other_tree(out_dir, pytorch_src)
     parsed = parse_symbol(symbol, demangle(symbol))
-    answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
+    with out_dir.held():  # no run replaces the tree while it is searched
+        answer = whereis(parsed, out_dir, pytorch_src, cmake_list)
     click.echo(json.dumps(to_json(answer), indent=2) if as_json else render_text(answer, str(out)), nl=as_json)
     sys.exit(answer.exit_code)
 
@@ -602,7 +650,8 @@ def diff_cmd(op, out, pytorch_src, stat, no_color, as_json, context, rules, pack
     if out_dir.state.is_dir():
         _note_other_tree(out_dir, pytorch_src)
     ruleset, layout = _run_rules(out_dir, rules, packs)
-    diff = op_diff(op, source, out_dir, ruleset, context, layout)
+    with out_dir.held():  # no run replaces the tree while it is diffed
+        diff = op_diff(op, source, out_dir, ruleset, context, layout)
     if as_json:
         click.echo(json.dumps(to_json(diff), indent=2))
     elif stat:

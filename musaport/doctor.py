@@ -34,6 +34,8 @@ PIP = "python3 -m pip install "
 NOT_CHECKED = "not checked (give --pytorch-src)"
 TOOL_TIMEOUT = 10
 TORCHGEN_TIMEOUT = 60
+# What validate --backend downloads once into the user cache: torch with its pinned NVIDIA wheels.
+TORCH_DOWNLOAD = "~3 GB"
 # Import names whose pip distribution is spelled differently.
 PIP_NAMES = {"yaml": "pyyaml", "clang": "libclang"}
 
@@ -201,7 +203,7 @@ def probe_libtorch(req: Requirement) -> Status:
     found = ctypes.util.find_library("torch")
     if found:
         return Status(req, True, found)
-    return Status(req, False, "not fetched yet (validate --backend downloads the tree's release once, ~3 GB)")
+    return Status(req, False, f"not fetched yet (validate --backend downloads the tree's release once, {TORCH_DOWNLOAD})")
 
 
 def probe_torchgen(req: Requirement, pytorch_src: Path | None) -> Status:

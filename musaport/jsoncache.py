@@ -22,15 +22,14 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from musaport.jsonfile import load_json
 from musaport.outdir import write_atomic
 
 
-def load(path: Path, **expected: Any) -> dict[str, Any] | None:
-    """The JSON object at ``path`` when it parses and holds every ``expected`` key with that value."""
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
+def load(path: Path, shape: Any = None, **expected: Any) -> dict[str, Any] | None:
+    """The JSON object at ``path`` when it parses, fits ``shape`` (``jsonfile``; default: any object) and
+    holds every ``expected`` key with that value; None for anything else (missing, truncated, too deep)."""
+    data = load_json(path, {"*": object} if shape is None else shape)
     if not isinstance(data, dict) or any(data.get(k) != v for k, v in expected.items()):
         return None
     return data

@@ -11,7 +11,7 @@ import os
 import stat
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from musaport.errors import LoadError
 
@@ -37,6 +37,9 @@ def _line_loader() -> type:
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
             seen: set[Any] = set()
             for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):  # ``? [a, b]``: a key no dict can hold
+                    raise LoadError(f"{self.name}:{key_node.start_mark.line + 1}: a key must be a plain value "
+                                    f"(a name or a number), not a {key_node.id}")
                 key = self.construct_object(key_node, deep=deep)
                 if key in seen:
                     raise LoadError(f"{self.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
@@ -48,13 +51,15 @@ def _line_loader() -> type:
     return LineLoader
 
 
-def read_config(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
-    """The bytes of a configuration file, read with a bound; errors are one-line LoadErrors.
+def read_config(path: Path, limit: int = MAX_CONFIG_BYTES, what: str = "a configuration file") -> bytes:
+    """The bytes of a file musaport reads whole (a configuration file, ``parse``'s source), read with a
+    bound; errors are one-line LoadErrors.
 
     A regular file, or anything that can be opened and read to its end (a
     FIFO, a shell's ``<(...)``): the bytes of such a stream are kept, so the
     second reader of the same path in this process gets them too.  A device
-    that never ends (``/dev/zero``) stops at ``limit``.
+    that never ends (``/dev/zero``) stops at ``limit``; a FIFO nobody writes
+    to reads as empty instead of blocking the open for ever.
     """
     key = str(path)
     if key in _ONCE:
@@ -62,7 +67,7 @@ def read_config(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
     if path.is_dir():
         raise LoadError(f"{path}: is a folder, not a file")
     try:
-        with open(path, "rb") as f:
+        with _open_unblocked(path) as f:
             data = f.read(limit + 1)
             regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
     except FileNotFoundError:
@@ -70,11 +75,19 @@ def read_config(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
     except OSError as exc:
         raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise LoadError(f"{path}: over {limit // (1024 * 1024)} MiB, too large for a configuration file "
+        raise LoadError(f"{path}: over {limit // (1024 * 1024)} MiB, too large for {what} "
                         "(is it the right file?)")
     if not regular:
         _ONCE[key] = data
     return data
+
+
+def _open_unblocked(path: Path) -> BinaryIO:
+    """``path`` opened for reading without the wait for a writer that opening a FIFO blocks on; reads
+    then block as usual (a ``<(...)`` whose writer is slow is read to its end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    os.set_blocking(fd, True)
+    return open(fd, "rb")
 
 
 def load_yaml(path: Path, limit: int = MAX_CONFIG_BYTES) -> Any:

@@ -144,6 +144,7 @@ def test_cpu_view_takes_the_device_branch_where_the_host_branch_only_asserts() -
     assert cpu_bytes(after) == after  # code after the return: not a placeholder
 
 
+@pytest.mark.shared
 def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
     """PyTorch 2.6.0's CUDAMathCompat.h: copysign (floor_divide, div with rounding_mode='floor', geqrf)."""
     data = (ported_260 / "generated_cuda_compatible/c10/musa/MUSAMathCompat.h").read_bytes()
@@ -152,6 +153,7 @@ def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
     assert data.decode().count("#if defined(__MUSA_ARCH__) || defined(__HIPCC__)") == 2
 
 
+@pytest.mark.shared
 def test_cpu_view_of_the_real_radix_select_header(ported_260: Path) -> None:
     """PyTorch 2.6.0's SortingRadixSelect.cuh: float16's radix conversion has a host branch that asserts and
     returns 0, so on the CPU kthvalue, median and topk of float16 hit a device assert without the view."""
@@ -162,7 +164,9 @@ def test_cpu_view_of_the_real_radix_select_header(ported_260: Path) -> None:
     assert seen.count("#if 1 // musaport cpu view") == 2  # no other branch of the file
 
 
-def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.compiles
+def test_objects_are_rebuilt_only_when_a_header_they_read_changes(tmp_path: Path, monkeypatch, gxx: str,
+                                                                   cmake: str) -> None:
     """Backend mode builds through the device's CMake project: Ninja's depfiles decide what is rebuilt."""
     view = tmp_path / "cpu"
     view.mkdir()
@@ -220,7 +224,11 @@ def test_backend_mode_rejects_file_patterns_and_stray_options(tmp_path: Path) ->
     assert done.returncode == 2 and "--samples and --libtorch go with --backend" in done.stderr
 
 
-def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, tmp_path: Path) -> None:
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: Path, torch_env, gxx: str,
+                                                                  tmp_path: Path) -> None:
     """The port of 2.6.0, linked against libtorch 2.6.0 (fetched into the user cache once), runs
     every M1 operator on PrivateUse1 tensors and matches PyTorch's own CPU results."""
     out = tmp_path / "out"

@@ -150,6 +150,7 @@ def test_check_usage_errors(tmp_path: Path, args: list[str], message: str) -> No
     assert message in result.stderr
 
 
+@pytest.mark.shared
 def test_real_bump_1131_to_260(pytorch_1131: Path, pytorch_260: Path,
                                bump_check: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, result = bump_check

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import musaport, tool
+from conftest import musaport
 from musaport.ops.emit_cmake import group_variable, source_group
 
 TREE = "generated_cuda_compatible"
@@ -43,11 +43,11 @@ def test_group_variable() -> None:
     assert group_variable("aten/src/ATen/native/musa") == "MUSAPORT_SOURCES_ATEN_SRC_ATEN_NATIVE_MUSA"
 
 
-def cmake_lists(lists: Path, tmp_path: Path) -> dict[str, list[str]]:
+def cmake_lists(lists: Path, tmp_path: Path, cmake: str) -> dict[str, list[str]]:
     """Run ``cmake -P`` on a script that includes ``lists``; the lists it printed, by variable."""
     script = tmp_path / "check.cmake"
     script.write_text(SCRIPT)
-    done = subprocess.run([tool("cmake") or "cmake", f"-DLISTS={lists}", "-P", str(script)],
+    done = subprocess.run([cmake, f"-DLISTS={lists}", "-P", str(script)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr + done.stdout
     found: dict[str, list[str]] = {}
@@ -57,10 +57,10 @@ def cmake_lists(lists: Path, tmp_path: Path) -> dict[str, list[str]]:
     return found
 
 
-def test_fixture_lists(tmp_path: Path) -> None:
+def test_fixture_lists(tmp_path: Path, cmake: str) -> None:
     assert musaport("run", "--out", str(tmp_path / "out"), "-q").returncode == 0
     tree = tmp_path / "out" / TREE
-    found = cmake_lists(tree / "musaport_sources.cmake", tmp_path)
+    found = cmake_lists(tree / "musaport_sources.cmake", tmp_path, cmake)
     mu = sorted(Path(p).relative_to(tree).as_posix() for p in found["MUSAPORT_MU_SOURCES"])
     assert mu == sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.mu"))
     assert [Path(p).name for p in found["MUSAPORT_CPP_SOURCES"]] == ["Blas.cpp", "CudnnStub.cpp"]
@@ -68,9 +68,10 @@ def test_fixture_lists(tmp_path: Path) -> None:
     assert "MUSAPORT_REGISTRATION_SOURCES" not in found  # the fixture tree has no torchgen
 
 
-def test_pytorch_260_lists(ported_260: Path, tmp_path: Path) -> None:
+@pytest.mark.shared
+def test_pytorch_260_lists(ported_260: Path, tmp_path: Path, cmake: str) -> None:
     tree = ported_260 / TREE
-    found = cmake_lists(tree / "musaport_sources.cmake", tmp_path)
+    found = cmake_lists(tree / "musaport_sources.cmake", tmp_path, cmake)
     built, apart = found["MUSAPORT_MU_SOURCES"], found["MUSAPORT_LEFT_OUT_SOURCES"]
     assert sorted(built + [p for p in apart if p.endswith(".mu")]) == sorted(map(str, tree.rglob("*.mu")))
     assert not set(built) & set(apart)

@@ -23,25 +23,28 @@ from harness import new_files, stat_fingerprint
 from musaport.ops import scan as scan_module
 
 TREE = "generated_cuda_compatible"
+CHECK_EXIT = 0  # the same tree against its own report: no finding
 
 
-def test_every_command_keeps_to_out_with_relative_paths(pytorch_260: Path, tmp_path: Path) -> None:
+@pytest.mark.shared
+@pytest.mark.compiles
+def test_every_command_keeps_to_out_with_relative_paths(pytorch_260: Path, clang, gxx: str, tmp_path: Path) -> None:
     """Each command, given a relative --out, writes only there (and the user cache), never into the tree."""
     work = tmp_path / "cwd"
     work.mkdir()
     tree_before = stat_fingerprint(pytorch_260)
-    commands = [
-        ["run", "--pytorch-src", str(pytorch_260), "--out", "rel", "-q"],
-        ["diff", "abs", "--out", "rel", "--stat"],
-        ["whereis", "abs_kernel_cuda", "--out", "rel"],
-        ["validate", "--compile", "--out", "rel", "AbsKernel.mu"],
-        ["validate", "--run", "--out", "rel", "elementwise.cu"],
-        ["check", "--pytorch-src", str(pytorch_260), "--baseline-report", "rel/porting_report.json",
-         "--out", "rel-check", "--format", "json"],
+    commands = [  # each with the exit it must give: every one succeeds on the real tree
+        (["run", "--pytorch-src", str(pytorch_260), "--out", "rel", "-q"], 0),
+        (["diff", "abs", "--out", "rel", "--stat"], 0),
+        (["whereis", "abs_kernel_musa", "--out", "rel"], 0),  # the ported name: found
+        (["validate", "--compile", "--out", "rel", "AbsKernel.mu"], 0),
+        (["validate", "--run", "--out", "rel", "elementwise.cu"], 0),
+        (["check", "--pytorch-src", str(pytorch_260), "--baseline-report", "rel/porting_report.json",
+          "--out", "rel-check", "--format", "json"], CHECK_EXIT),
     ]
-    for argv in commands:
+    for argv, code in commands:
         result = musaport(*argv, cwd=work)
-        assert result.returncode in (0, 1), (argv, result.stderr)  # check exits 1 on findings
+        assert result.returncode == code, (argv, result.returncode, result.stderr)
         assert "Traceback" not in result.stderr, result.stderr
         assert sorted(p.name for p in work.iterdir()) <= ["rel", "rel-check"], argv
     assert (work / "rel" / TREE / "aten/src/ATen/RegisterMUSA.cpp").is_file()
@@ -64,6 +67,7 @@ def broken_torchgen_tree(pytorch_260: Path, tmp_path: Path) -> Path:
     return tree
 
 
+@pytest.mark.shared
 def test_a_failing_torchgen_is_loud_never_cached_and_recovers(broken_torchgen_tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     first = musaport("run", "--pytorch-src", str(broken_torchgen_tree), "--out", str(out), "-q")
@@ -83,6 +87,7 @@ def test_a_failing_torchgen_is_loud_never_cached_and_recovers(broken_torchgen_tr
     assert not list((broken_torchgen_tree / "torchgen").rglob("__pycache__")), "torchgen wrote bytecode into the tree"
 
 
+@pytest.mark.shared
 def test_the_operator_scan_honours_jobs(pytorch_260: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With one job the cold scan opens no process pool; with two it does."""
     pools: list[int] = []
@@ -111,6 +116,7 @@ def _processes_marked(mark: str) -> list[int]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill -9", "SIGTERM"])
+@pytest.mark.shared
 def test_no_child_outlives_a_killed_run(pytorch_260: Path, tmp_path: Path, sig: int) -> None:
     """Workers and the torchgen child die with the run, however it dies; the next run recovers."""
     mark = f"MUSAPORT_TEST_MARK={uuid.uuid4().hex}"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURE_TREE, tool, tree_digest
+from conftest import FIXTURE_TREE, stand_in_clang, tree_digest
 from harness import assert_one_clear_line, fingerprint, musaport, new_files
 from musaport.errors import LoadError
 from musaport.ops.emit_cmake import sources_cmake
@@ -124,7 +124,7 @@ def test_symlink_in_the_output_tree_cannot_carry_writes_outside(src: Path, tmp_p
 
 # 2. File names injected into generated files
 
-def test_hostile_file_names_are_skipped_and_every_format_stays_intact(hostile: Path, tmp_path: Path) -> None:
+def test_hostile_file_names_are_skipped_and_every_format_stays_intact(hostile: Path, tmp_path: Path, cmake: str) -> None:
     """Hostile names are refused as skipped files with a warning (exit 0: the run goes on)."""
     out = tmp_path / "out"
     result = port(hostile, out)
@@ -149,12 +149,12 @@ def test_hostile_file_names_are_skipped_and_every_format_stays_intact(hostile: P
     assert "Pi\\|pe\\`.cu:3" in md
     assert "\n#error" not in md and "\nmessage(" not in md
     yaml.safe_load((tree / "musa_functions.yaml").read_text())
-    listed = cmake_lists(tree / "musaport_sources.cmake", tmp_path)
+    listed = cmake_lists(tree / "musaport_sources.cmake", tmp_path, cmake)
     mu = sorted(str(p) for p in tree.rglob("*.mu"))
     assert listed["MUSAPORT_MU_SOURCES"] == mu
 
 
-def cmake_lists(cmake_file: Path, tmp_path: Path) -> dict[str, list[str]]:
+def cmake_lists(cmake_file: Path, tmp_path: Path, cmake: str) -> dict[str, list[str]]:
     """The source lists as CMake sees them after include() (a newline in an element shown as \\n);
     anything else printed fails the test."""
     script = tmp_path / "print.cmake"
@@ -164,7 +164,7 @@ def cmake_lists(cmake_file: Path, tmp_path: Path) -> dict[str, list[str]]:
         '  foreach(f IN LISTS ${var})\n    string(REPLACE "\\n" "\\\\n" f "${f}")\n'
         '    message("${var}=${f}")\n  endforeach()\nendforeach()\n'
     )
-    result = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True)
+    result = subprocess.run([cmake, "-P", str(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     lists: dict[str, list[str]] = {"MUSAPORT_MU_SOURCES": [], "MUSAPORT_CPP_SOURCES": []}
@@ -175,14 +175,13 @@ def cmake_lists(cmake_file: Path, tmp_path: Path) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in lists.items()}
 
 
-@pytest.mark.skipif(tool("cmake") is None, reason="needs cmake (the dev extra installs it from PyPI)")
-def test_cmake_list_escapes_every_name_it_is_given(tmp_path: Path) -> None:
+def test_cmake_list_escapes_every_name_it_is_given(tmp_path: Path, cmake: str) -> None:
     """Defence in depth: even names discovery would refuse stay one list element each."""
     names = ['a/musa/x")\nmessage(STATUS pwned)\n#.mu', "a/musa/D${CMAKE_COMMAND}.mu", "a/musa/S;emi.mu",
              "a/musa/B\\ack.mu", "a/musa/ok.mu", "a/\n/musa/y.mu"]
     path = tmp_path / "musaport_sources.cmake"
     path.write_text(sources_cmake(names, [], "// generated from the port of x\nmessage(STATUS header)"))
-    listed = cmake_lists(path, tmp_path)
+    listed = cmake_lists(path, tmp_path, cmake)
     assert listed["MUSAPORT_MU_SOURCES"] == sorted(f"{tmp_path}/{n}".replace("\n", "\\n") for n in names)
 
 
@@ -326,6 +325,7 @@ def test_edit_keeping_size_and_mtime_is_seen(src: Path, tmp_path: Path) -> None:
     assert (out / TREE / MUSA / "ReduceSum.mu").read_text().endswith("// version B\n")
 
 
+@pytest.mark.slow
 def test_killed_commit_is_seen_and_redone(src: Path, tmp_path: Path, monkeypatch) -> None:
     """A kill between the renames: validate refuses the mixed tree; the next run makes it whole."""
     out = tmp_path / "out"
@@ -350,7 +350,8 @@ def test_killed_commit_is_seen_and_redone(src: Path, tmp_path: Path, monkeypatch
     assert (out / ".musaport" / COMMIT_MARKER).exists()
     with pytest.raises(LoadError, match="stopped while moving its outputs into place"):
         OutDir(out).require_port()
-    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out)), 2, "stopped while moving")
+    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out), env=stand_in_clang(tmp_path)), 2,
+                          "stopped while moving")
     result = port(src, out)
     assert result.returncode == 0, result.stderr
     assert not (out / ".musaport" / COMMIT_MARKER).exists()

@@ -103,22 +103,26 @@ def sites(code_by_file: dict[str, str], pattern: re.Pattern[str]) -> list[str]:
     return [f"{rel}: {m.group(0)}" for rel, code in code_by_file.items() for m in pattern.finditer(code)]
 
 
+@pytest.mark.shared
 def test_no_murrent_in_the_port(ported_260: Path) -> None:
     hits = [p.name for p in (ported_260 / TREE).rglob("*") if p.is_file() and b"Murrent" in p.read_bytes()]
     assert not hits
 
 
+@pytest.mark.shared
 def test_no_cuda_dispatch_key_in_code(port_code_260: dict[str, str]) -> None:
     assert not sites(port_code_260, CUDA_DISPATCH_KEY)
     embedding_bag = port_code_260["aten/src/ATen/native/quantized/musa/EmbeddingBag.mu"]
     assert "TORCH_LIBRARY_IMPL(quantized, PrivateUse1, m)" in embedding_bag
 
 
+@pytest.mark.shared
 def test_the_device_guard_is_registered_for_privateuse1(port_code_260: dict[str, str]) -> None:
     assert not sites(port_code_260, re.compile(r"\bC10_REGISTER_GUARD_IMPL\(\s*CUDA\b"))
     assert "C10_REGISTER_GUARD_IMPL(PrivateUse1, MUSAGuardImpl);" in port_code_260["c10/musa/impl/MUSAGuardImpl.cpp"]
 
 
+@pytest.mark.shared
 def test_cuda_hooks_are_reported_not_kept_silently(pytorch_260: Path, ported_260: Path,
                                                   port_code_260: dict[str, str]) -> None:
     ported = naming_tree.ported_files(pytorch_260)
@@ -129,11 +133,13 @@ def test_cuda_hooks_are_reported_not_kept_silently(pytorch_260: Path, ported_260
     assert uses and uses <= flagged
 
 
+@pytest.mark.shared
 def test_tensor_cuda_calls_move_to_privateuse1(port_code_260: dict[str, str]) -> None:
     assert not sites(port_code_260, re.compile(r"(?:\.|->)cuda\(\s*\)"))
     assert "tg_batch_offsets.to(c10::DeviceType::PrivateUse1)" in port_code_260["aten/src/ATen/native/musa/LossCTC.mu"]
 
 
+@pytest.mark.shared
 def test_cuda_names_left_are_libtorchs_or_kept(pytorch_260: Path, ported_260: Path,
                                                facts_260: "naming_tree.Declarations") -> None:
     """Every CUDA-word identifier left in the code of the port is declared in the
@@ -145,6 +151,7 @@ def test_cuda_names_left_are_libtorchs_or_kept(pytorch_260: Path, ported_260: Pa
     assert not keep.unused(left), f"keep-list entries that match nothing left in the port: {keep.unused(left)}"
 
 
+@pytest.mark.shared
 def test_the_renamed_names_follow_the_port(port_code_260: dict[str, str]) -> None:
     """The names the policy renames (examples from the naming bug reports) are gone from code."""
     stale = re.compile(
@@ -154,6 +161,7 @@ def test_the_renamed_names_follow_the_port(port_code_260: dict[str, str]) -> Non
     assert not sites(port_code_260, stale)
 
 
+@pytest.mark.shared
 def test_the_pytorch_vocabulary_is_current(facts_260: "naming_tree.Declarations") -> None:
     """rules/data/pytorch_cuda_names.txt is what tests/naming_tree.py makes from PyTorch 2.6.0."""
     expected = naming_tree.rename_vocabulary(facts_260, naming_tree.keep_list())
@@ -164,6 +172,7 @@ def test_the_pytorch_vocabulary_is_current(facts_260: "naming_tree.Declarations"
     )
 
 
+@pytest.mark.shared
 def test_no_include_dangles(pytorch_260: Path, ported_260: Path) -> None:
     """Each include of the port resolves in the port, the source tree, the shim or the
     generated headers, or is listed in rules/data/unresolved_includes.txt with its reason."""
@@ -177,6 +186,7 @@ def test_no_include_dangles(pytorch_260: Path, ported_260: Path) -> None:
     assert not allowed.unused(dangling), f"entries of unresolved_includes.txt that nothing needs: {allowed.unused(dangling)}"
 
 
+@pytest.mark.shared
 def test_includes_follow_every_renamed_header(pytorch_260: Path) -> None:
     """pytorch-include-paths lists its folders by hand: it must rename the include of
     every header whose path the layout renames, to exactly the path the port writes."""

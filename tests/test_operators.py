@@ -211,6 +211,7 @@ def model_260(pytorch_260: Path, ported_260: Path) -> OperatorModel:
     return operator_model(pytorch_260, OutDir(ported_260))
 
 
+@pytest.mark.shared
 def test_abs_out_goes_through_abs_stub(model_260: OperatorModel) -> None:
     op = model_260.operators["abs.out"]
     assert (op.kind, op.kernel, op.stubs, op.files) == (
@@ -219,6 +220,7 @@ def test_abs_out_goes_through_abs_stub(model_260: OperatorModel) -> None:
 
 
 @pytest.mark.parametrize("name", ["_fft_r2c", "_fft_r2c.out"])
+@pytest.mark.shared
 def test_fft_r2c_brings_the_file_registering_its_helpers_stub(model_260: OperatorModel, name: str) -> None:
     """_fft_r2c_cufft calls at::native::_fft_fill_with_conjugate_symmetry_ (aten/src/ATen/native/SpectralOps.cpp),
     whose stub only the ported SpectralOps.cu registers; the defining file stays first (it names the split
@@ -230,6 +232,7 @@ def test_fft_r2c_brings_the_file_registering_its_helpers_stub(model_260: Operato
         ("aten/src/ATen/native/cuda/SpectralOps.cpp", "aten/src/ATen/native/cuda/SpectralOps.cu"))
 
 
+@pytest.mark.shared
 def test_tril_is_structured_with_its_delegates(model_260: OperatorModel) -> None:
     out = model_260.operators["tril.out"]
     assert (out.kind, out.kernel, out.files) == ("structured", "tril_cuda",
@@ -240,6 +243,7 @@ def test_tril_is_structured_with_its_delegates(model_260: OperatorModel) -> None
         assert (op.delegate, op.kind, op.kernel, op.files) == ("tril.out", "structured", "tril_cuda", out.files)
 
 
+@pytest.mark.shared
 def test_every_cuda_operator_is_classified_and_none_dropped(model_260: OperatorModel, pytorch_260: Path) -> None:
     own = [op for op in model_260.operators.values() if not op.delegate]
     assert len(own) == 849  # 848 with CUDA in their yaml dispatch, plus add.out's ufunc kernel
@@ -250,12 +254,14 @@ def test_every_cuda_operator_is_classified_and_none_dropped(model_260: OperatorM
     assert all(op.reason for op in model_260.operators.values() if op.kind in ("unresolved", "not-portable"))
 
 
+@pytest.mark.shared
 def test_cudnn_kernels_are_not_portable(model_260: OperatorModel) -> None:
     op = model_260.operators["cudnn_convolution"]
     assert op.kind == "not-portable"
     assert "cuDNN" in op.reason and "aten/src/ATen/native/cudnn/" in op.reason
 
 
+@pytest.mark.shared
 def test_comparison_impls_made_by_macros_reach_their_stubs(model_260: OperatorModel) -> None:
     op = model_260.operators["eq.Scalar_out"]
     assert (op.kind, op.stubs, op.files) == (

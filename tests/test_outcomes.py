@@ -61,6 +61,7 @@ def test_every_operator_of_the_fixture_tree_has_an_op_kind(tmp_path: Path) -> No
     assert all(op.kind in REGISTRABLE for op in model.registrable())
 
 
+@pytest.mark.shared
 def test_the_2_6_0_operators_have_op_kinds(pytorch_260: Path, ported_260: Path) -> None:
     model = operator_model(pytorch_260, OutDir(ported_260))
     kinds = {op.kind for op in model.operators.values()}

@@ -85,6 +85,7 @@ def test_run_summary_off_a_terminal_keeps_its_headers_and_paths(tmp_path: Path) 
 
 # --- long phases say what they do ------------------------------------------------------------------
 
+@pytest.mark.compiles
 def test_validate_compile_says_what_it_does_off_a_terminal(bundled: Path, clang) -> None:
     state = bundled / ".musaport" / "validate"
     for pch in state.glob("*.pch"):
@@ -98,6 +99,7 @@ def test_validate_compile_says_what_it_does_off_a_terminal(bundled: Path, clang)
     assert "PASS" not in result.stderr and "FAIL" in result.stdout  # results stay on stdout
 
 
+@pytest.mark.compiles
 def test_quiet_validate_and_check_print_no_progress(bundled: Path, tmp_path: Path, clang) -> None:
     (bundled / ".musaport" / "validate" / "results.json").unlink(missing_ok=True)
     quiet = _musaport("validate", "--compile", "-q", "--out", str(bundled))
@@ -115,6 +117,7 @@ def test_quiet_validate_and_check_print_no_progress(bundled: Path, tmp_path: Pat
 
 # --- the bundled tree compiles nothing, and says why -----------------------------------------------
 
+@pytest.mark.compiles
 def test_validate_compile_on_the_quick_start_says_the_tree_has_no_aten_headers(bundled: Path, clang) -> None:
     result = _musaport("validate", "--compile", "--out", str(bundled))
     assert result.returncode == 1
@@ -124,6 +127,7 @@ def test_validate_compile_on_the_quick_start_says_the_tree_has_no_aten_headers(b
     assert "--pytorch-src" in note
 
 
+@pytest.mark.compiles
 def test_the_missing_headers_note_comes_from_the_port_not_from_names(tmp_path: Path, clang) -> None:
     """A copy of the fixture tree is no longer 'the bundled tree', but still lacks ATen headers; given the
     headers, the note goes away for the files that found them."""
@@ -157,8 +161,8 @@ def test_validate_samples_are_not_run_ops() -> None:
     assert "--samples" in help_text and "--opinfo: the OpInfo entries" in help_text
     old = _musaport("validate", "--backend", "--ops", "abs", "--out", "nowhere")
     assert old.returncode == 2
-    assert ("musaport: error: --ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo "
-            "(--backend picks its samples with --samples)") in old.stderr
+    assert ("musaport: error: --ops, --pytorch-tests, --test-files, --test-timeout, --shard and --shard-timings "
+            "go with --opinfo (--backend picks its samples with --samples)") in old.stderr
 
 
 def test_every_command_that_shows_progress_takes_q() -> None:
@@ -167,8 +171,8 @@ def test_every_command_that_shows_progress_takes_q() -> None:
 
 
 def test_validate_help_gives_the_default_pattern_and_the_required_mode() -> None:
-    text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout)
-    assert "exactly one of --compile, --run, --backend or --opinfo" in text
+    text = re.sub(r"\s+", " ", _musaport("validate", "--help").stdout).replace("--merge- reports", "--merge-reports")
+    assert "exactly one of --compile, --run, --backend, --opinfo or --merge-reports" in text
     assert "default: *.mu" in text
 
 

@@ -286,6 +286,7 @@ def test_baseline_report_with_wrong_types_is_one_line(tmp_path: Path, doc: dict,
 SLOW_PACK = "pack: slow\nrules:\n  - id: backtracks\n    why: w\n    pattern: '(a+)+$'\n    replace: b\n"
 
 
+@pytest.mark.slow
 def test_backtracking_rule_is_bounded_per_file(world: tuple[Path, Path], tmp_path: Path) -> None:
     src, out = world
     kernel = src / CUDA / "AbsKernel.cu"
@@ -302,6 +303,7 @@ def test_backtracking_rule_is_bounded_per_file(world: tuple[Path, Path], tmp_pat
 
 # 20: SIGTERM is handled as Ctrl-C is: the staging folder goes, one line, exit 143.
 
+@pytest.mark.shared
 def test_sigterm_cleans_up_and_says_so(pytorch_260: Path, tmp_path: Path) -> None:
     import signal
 
@@ -326,3 +328,407 @@ def test_configured_value_that_is_not_a_cmake_value_is_one_line(world: tuple[Pat
                          "configured:\n  - template: x.h.in\n    why: w\n    values:\n      A: [1, 2]\n")
     before = (fingerprint(src), fingerprint(out / TREE))
     refused(port(src, out, "--layout", str(layout)), src, out, before, 2, "layout.yaml:5", "'A'", "CMake value")
+
+
+# The second round of probing (issue 36): D1 ... D24, each the probe that found it.
+
+# D15: a YAML key that is a list or a mapping (``? [a, b]``) is one line in every configuration file.
+
+@pytest.mark.parametrize(("option", "text"), [
+    ("--rules", "pack: p\nrules:\n  ? [a, b]\n  : x\n"),
+    ("--layout", "layout: x\n? {a: 1}\n: x\n"),
+    ("--exclude-stubs-file", "stubs:\n  ? [a, b]\n  : x\n"),
+], ids=["rules", "layout", "stubs"])
+def test_yaml_key_that_is_not_a_plain_value_is_one_line(tmp_path: Path, option: str, text: str) -> None:
+    (tmp_path / "k.yaml").write_text(text)
+    result = musaport("run", "--pytorch-src", str(FIXTURE_TREE), "--out", str(tmp_path / "out"), "-q", option,
+                      str(tmp_path / "k.yaml"))
+    assert_one_clear_line(result, 2, "k.yaml:", "a key must be a plain value")
+    assert not (tmp_path / "out" / TREE).exists()
+
+
+# D19: a per-file bound no timer can hold (inf, 1e10) means no bound; it used to fail every file.
+
+@pytest.mark.parametrize("seconds", ["inf", "1e10", "nan"])
+def test_file_seconds_infinite_or_huge_ports_every_file(tmp_path: Path, seconds: str) -> None:
+    env = dict(os.environ, MUSAPORT_FILE_SECONDS=seconds)
+    result = port(FIXTURE_TREE, tmp_path / "out", "--no-registration", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / TREE / MUSA / "AbsKernel.mu").is_file()
+
+
+# D23: a pack given twice is loaded once (it was a confusing "rule id already declared").
+
+def test_pack_given_twice_is_loaded_once(tmp_path: Path) -> None:
+    optional = FIXTURE_TREE.parent.parent / "rules/optional/torch-musa.yaml"
+    for args in (("--pack", "torch-musa", "--pack", "torch-musa"), ("--pack", "torch-musa", "--rules", str(optional))):
+        listed = musaport("rules", "list", *args)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.count("│ torch-musa-prelude ") == 1
+    result = port(FIXTURE_TREE, tmp_path / "out", "--no-registration", "--pack", "torch-musa", "--pack", "torch-musa")
+    assert result.returncode == 0, result.stderr
+
+
+# D24: ``rules explain`` of a rule from a bundled pack not loaded names that pack and its option.
+
+@pytest.mark.parametrize(("rule", "option"), [("torch-musa-prelude", ("--pack", "torch-musa")),
+                                              ("extension-cuda-case-label", ("--extension",))])
+def test_rules_explain_names_the_pack_that_holds_the_rule(rule: str, option: tuple[str, ...]) -> None:
+    assert_one_clear_line(musaport("rules", "explain", rule), 2, repr(rule), f"add {' '.join(option)}")
+    explained = musaport("rules", "explain", rule, *option)
+    assert explained.returncode == 0, explained.stderr
+    assert rule in explained.stdout
+
+
+# D21: parse reads with the bound every whole-file read has, and does not wait for a FIFO's writer.
+
+def _two_gigabytes() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # the old code read /dev/zero until memory ran out
+
+
+def test_parse_of_dev_zero_is_refused_by_size() -> None:
+    result = musaport("parse", "/dev/zero", timeout=60, preexec_fn=_two_gigabytes)
+    assert_one_clear_line(result, 2, "/dev/zero", "too large")
+
+
+def test_parse_of_a_fifo_without_writer_does_not_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "k.cu")
+    result = musaport("parse", str(tmp_path / "k.cu"), timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["spans"] == []
+    piped = subprocess.run(["bash", "-c", "musaport parse <(echo '// hello')"], capture_output=True, text=True,
+                           timeout=60)  # a pipe with a writer is still read to its end
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["spans"][0]["text"] == "// hello"
+
+
+# D17: a tree 1,100 folders deep is walked, ported, cleaned and searched without recursion.
+
+def _deep(base: Path, levels: int = 1100) -> Path:
+    """``base/d/d/.../d`` (``Path.mkdir(parents=True)`` itself recurses once per level)."""
+    folder = base
+    for _ in range(levels):
+        folder = folder / "d"
+        folder.mkdir()
+    return folder
+
+
+@pytest.fixture()
+def deep_tmp(tmp_path: Path):
+    """``tmp_path``, removed by the test itself: pytest's own clean-up (shutil.rmtree) recurses per level."""
+    from musaport.fstree import remove_tree
+
+    yield tmp_path
+    remove_tree(tmp_path)
+
+
+def test_tree_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
+    tmp_path = deep_tmp
+    src, out = tmp_path / "pytorch", tmp_path / "out"
+    shutil.copytree(FIXTURE_TREE, src)
+    (_deep(src / CUDA) / "Deep.cu").write_text("__global__ void deep_kernel() { cudaDeviceSynchronize(); }\n")
+    result = port(src, out, "--no-registration")
+    assert result.returncode == 0, result.stderr[-2000:]
+    ported = f"{MUSA}/{'d/' * 1100}Deep.mu"
+    assert (out / TREE / ported).is_file()
+    found = musaport("whereis", "deep_kernel", "--out", str(out))
+    assert found.returncode == 0 and ported in found.stdout, found.stderr[-2000:]
+    from musaport.fstree import remove_tree
+
+    remove_tree(src / CUDA / "d")
+    result = port(src, out, "--no-registration")  # its port goes, with its 1,100 folders
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert not (out / TREE / MUSA / "d").exists()
+
+
+def test_extension_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
+    tmp_path = deep_tmp
+    src, out = tmp_path / "proj", tmp_path / "out"
+    shutil.copytree(FIXTURE_TREE.parent.parent / "fixtures/extensions/imgops", src)
+    (_deep(src / "csrc") / "deep.cu").write_text("__global__ void deep_kernel() { cudaDeviceSynchronize(); }\n")
+    result = musaport("run", "--src", str(src), "--out", str(out), "-q")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (out / TREE / "csrc" / ("d/" * 1100 + "deep.mu")).is_file() or \
+        (out / TREE / "csrc" / ("d/" * 1100 + "deep.cu")).is_file()
+
+
+# D6: an extension's --out in (or above) a folder of its CUDA sources is refused, as for PyTorch.
+
+EXTENSION = FIXTURE_TREE.parent.parent / "fixtures/extensions/imgops"
+
+
+@pytest.mark.parametrize(("out", "needle"), [("csrc/ops/cuda", "inside the ported source folder csrc/ops/cuda"),
+                                             ("csrc/ops/cuda/build", "inside the ported source folder"),
+                                             ("csrc", "holds the ported source folder")])
+def test_extension_out_among_its_sources_is_refused(tmp_path: Path, out: str, needle: str) -> None:
+    src = tmp_path / "proj"
+    shutil.copytree(EXTENSION, src)
+    before = fingerprint(src)
+    result = musaport("run", "--src", str(src), "--out", str(src / out), "-q")
+    assert_one_clear_line(result, 2, needle)
+    assert fingerprint(src) == before, "the run wrote into the project's source folders"
+
+
+def test_extension_out_inside_the_project_still_works(tmp_path: Path) -> None:
+    src = tmp_path / "proj"
+    shutil.copytree(EXTENSION, src)
+    for _ in range(2):  # the second run sees the first one's port in --out and leaves it out
+        result = musaport("run", "--src", str(src), "--out", str(src / "out"), "-q")
+        assert result.returncode == 0, result.stderr
+    assert "csrc/ops/cuda/box_iou_kernel.cu" in json.loads((src / "out/porting_report.json").read_text())["files"]
+    assert not any(k.startswith("out/") for k in json.loads((src / "out/porting_report.json").read_text())["files"])
+
+
+# D1, D10: no write follows a symbolic link out of --out (OutDir.guard, before anything is written).
+
+def _outside_link(out: Path, name: str, target: Path) -> None:
+    (out / name).parent.mkdir(parents=True, exist_ok=True)
+    (out / name).unlink(missing_ok=True)
+    (out / name).symlink_to(target)
+
+
+def test_tree_linked_to_the_extension_source_is_refused(tmp_path: Path) -> None:
+    src, out = tmp_path / "proj", tmp_path / "out"
+    shutil.copytree(EXTENSION, src)
+    _outside_link(out, TREE, Path("../proj"))
+    before = fingerprint(src)
+    assert_one_clear_line(musaport("run", "--src", str(src), "--out", str(out), "-q"), 2, TREE, "outside --out",
+                          str(src))
+    assert fingerprint(src) == before, "setup.py and the sources were rewritten through the link"
+    assert sorted(p.name for p in out.iterdir()) == [TREE], "something was written before the refusal"
+
+
+def test_tree_linked_to_the_pytorch_source_is_refused(world: tuple[Path, Path], tmp_path: Path) -> None:
+    src, _ = world
+    out = tmp_path / "out2"
+    _outside_link(out, TREE, src)
+    before = fingerprint(src)
+    assert_one_clear_line(port(src, out), 2, TREE, "outside --out")
+    assert fingerprint(src) == before
+
+
+@pytest.mark.parametrize("name", [".musaport/lock", ".musaport/cache.json", ".musaport/request.json"])
+def test_state_file_linked_outside_is_refused(world: tuple[Path, Path], tmp_path: Path, name: str) -> None:
+    src, out = world
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _outside_link(out, name, outside / "victim")
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")  # a run with work to do
+    before = fingerprint(out / TREE)
+    assert_one_clear_line(port(src, out), 2, name.split("/")[-1], "outside --out")
+    assert list(outside.iterdir()) == [] and fingerprint(out / TREE) == before
+
+
+def test_staging_folder_linked_outside_is_never_followed(world: tuple[Path, Path], tmp_path: Path) -> None:
+    """In-process, so the staging folder's name (the run's pid) is known before the run."""
+    from musaport.errors import LoadError
+    from musaport.ops.generate import OperatorFiles
+    from musaport.port.config import Options, load_config
+    from musaport.port.run import run
+    from musaport.resources import default_layout, default_packs
+
+    src, out = world
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _outside_link(out, f".musaport/staging-{os.getpid()}", outside)
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
+    with pytest.raises(LoadError, match="outside --out"):
+        run(opts, load_config(opts))
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.compiles
+def test_validate_work_folder_linked_outside_is_refused(world: tuple[Path, Path], tmp_path: Path, clang) -> None:
+    _, out = world
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _outside_link(out, ".musaport/validate", outside)
+    assert_one_clear_line(musaport("validate", "--compile", "--out", str(out), "-q"), 2, "validate", "outside --out")
+    assert list(outside.iterdir()) == []
+
+
+# D5: check refuses an --out inside either tree before porting either.
+
+def test_check_out_inside_the_baseline_is_refused_before_porting(tmp_path: Path) -> None:
+    new, old = tmp_path / "new", tmp_path / "old"
+    shutil.copytree(FIXTURE_TREE, new)
+    shutil.copytree(FIXTURE_TREE, old)
+    before = fingerprint(old)
+    result = musaport("check", "--pytorch-src", str(new), "--baseline", str(old), "--out", str(old / "aten/x"))
+    assert_one_clear_line(result, 2, "--out is inside the source tree", str(old))
+    assert fingerprint(old) == before, "NEW was ported into OLD"
+
+
+# D14: every JSON file of ours is read through jsonfile: too deep, truncated or of the wrong shape is a fresh
+# start (a cache) or one line (a request, a baseline report), never a traceback.
+
+DEEP = "[" * 100_000
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("cache.json", DEEP), ("cache.json", '{"key": 1, "files": 3}'), ("cache.json", "{\"files\": {\"a\": [1]}}"),
+    ("operator-scan.json", DEEP), ("reports.json", DEEP), ("outputs.json", '{"outputs": 7}'),
+    ("config-snapshot.json", DEEP),
+])
+def test_damaged_state_file_is_a_fresh_start(world: tuple[Path, Path], name: str, text: str) -> None:
+    src, out = world
+    (out / ".musaport" / name).write_text(text)
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "// edited" in (out / TREE / MUSA / "AbsKernel.mu").read_text()
+
+
+def test_forged_cache_summary_is_not_printed(world: tuple[Path, Path]) -> None:
+    """A cache index of the right key whose summary is not one: the run works instead of printing it."""
+    src, out = world
+    assert port(src, out).returncode == 0  # a port of this very tree: the next run is warm
+    index = json.loads((out / ".musaport/cache.json").read_text())
+    index["summary"] = {"counts": 5}
+    (out / ".musaport/cache.json").write_text(json.dumps(index))
+    result = musaport("run", "--pytorch-src", str(src), "--out", str(out))
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("text", [DEEP, '{"format": 1, "source": 5}'])
+def test_damaged_request_is_one_line(world: tuple[Path, Path], text: str) -> None:
+    _, out = world
+    (out / ".musaport/request.json").write_text(text)
+    assert_one_clear_line(musaport("diff", "abs", "--out", str(out), "--stat"), 2, "request.json", "run 'musaport run'")
+
+
+def test_baseline_report_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text(DEEP)
+    result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline-report", str(tmp_path / "r.json"),
+                      "--out", str(tmp_path / "check"))
+    assert_one_clear_line(result, 2, "r.json", "nested too deeply")
+
+
+# D11: diff names the tree OUT came from or refuses; a rerun that changes nothing repairs a truncated report.
+
+def test_diff_of_a_port_whose_tree_is_gone_is_refused(world: tuple[Path, Path]) -> None:
+    src, out = world
+    assert port(src, out).returncode == 0  # a port of this very tree
+    shutil.move(src, src.with_name("moved"))
+    assert_one_clear_line(musaport("diff", "abs", "--out", str(out), "--stat"), 2, str(src), "is gone")
+
+
+def test_truncated_report_is_refused_then_repaired_by_a_rerun(world: tuple[Path, Path]) -> None:
+    src, out = world
+    assert port(src, out).returncode == 0  # a port of this very tree
+    whole = (out / "porting_report.json").read_bytes()
+    (out / "porting_report.json").write_bytes(whole[:100])
+    for command in (("diff", "abs", "--stat"), ("whereis", "abs_kernel_musa")):
+        assert_one_clear_line(musaport(*command, "--out", str(out)), 2, "porting_report.json", "damaged",
+                              f"--pytorch-src {src}")
+    result = port(src, out)
+    assert result.returncode == 0, result.stderr
+    assert (out / "porting_report.json").read_bytes() == whole
+    assert musaport("diff", "abs", "--out", str(out), "--stat").returncode == 0
+
+
+# D12: "the previous output was left as it was" only when it was; a failure mid-commit says the tree changed.
+
+def test_failure_after_the_tree_was_replaced_says_so(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (out / ".musaport/cache.json").unlink()
+    (out / ".musaport/cache.json").mkdir()  # the cache is written after the renames: that write fails
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    line = assert_one_clear_line(port(src, out), 1, "cache.json", "partly replaced", "run the same command again")
+    assert "left as it was" not in line
+    assert "// edited" in (out / TREE / MUSA / "AbsKernel.mu").read_text()  # the tree did change
+    (out / ".musaport/cache.json").rmdir()
+    assert port(src, out).returncode == 0
+    assert not (out / ".musaport/commit-in-progress").exists()
+
+
+def test_failure_before_the_commit_still_says_the_output_was_kept(world: tuple[Path, Path]) -> None:
+    src, out = world
+    (out / ".musaport/outputs.json").unlink()
+    (out / ".musaport/outputs.json").mkdir()  # recorded before the marker: the tree is not touched yet
+    kernel = src / CUDA / "AbsKernel.cu"
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    before = fingerprint(out / TREE)
+    assert_one_clear_line(port(src, out), 1, "outputs.json", "the previous output was left as it was")
+    assert fingerprint(out / TREE) == before
+
+
+# D4 (sources): a source that starts with a UTF-8 byte-order mark keeps it as its port's first bytes.
+
+def test_byte_order_mark_stays_in_front_of_the_port(world: tuple[Path, Path]) -> None:
+    src, out = world
+    body = b"#include <cuda_runtime.h>\n__global__ void k() { cudaDeviceSynchronize(); }\n"
+    (src / CUDA / "Bom.cu").write_bytes(b"\xef\xbb\xbf" + body)
+    for extra in ((), ("--pack", "torch-musa")):  # the prelude is inserted at the start: after the mark too
+        assert port(src, out, "--no-registration", *extra).returncode == 0
+        ported = (out / TREE / MUSA / "Bom.mu").read_bytes()
+        assert ported.startswith(b"\xef\xbb\xbf// musaport ") and ported.count(b"\xef\xbb\xbf") == 1
+        assert b"#include <musa_runtime.h>\n" in ported and b"musaDeviceSynchronize" in ported
+
+
+# D13: every command that reads a port takes the lock run takes: one holder at a time.
+
+@pytest.mark.compiles
+@pytest.mark.parametrize("command", [("whereis", "abs_kernel_musa"), ("diff", "abs", "--stat"),
+                                     ("validate", "--compile", "-q")], ids=["whereis", "diff", "validate"])
+def test_readers_wait_for_no_run_they_refuse_while_one_holds_out(world: tuple[Path, Path], command: tuple[str, ...],
+                                                                  clang) -> None:
+    import fcntl
+
+    _, out = world
+    fd = os.open(out / ".musaport/lock", os.O_RDWR | os.O_CREAT)  # a run holding --out, as it holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert_one_clear_line(musaport(*command, "--out", str(out)), 2, "another musaport run is writing")
+    finally:
+        os.close(fd)
+    after = musaport(*command, "--out", str(out))  # released, the command does its work
+    assert "another musaport" not in after.stderr and "Traceback" not in after.stderr, after.stderr
+
+
+def test_check_holds_its_ports_while_it_reads_them(tmp_path: Path) -> None:
+    import fcntl
+
+    out = tmp_path / "check"
+    (out / "new/.musaport").mkdir(parents=True)
+    fd = os.open(out / "new/.musaport/lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline", str(FIXTURE_TREE),
+                          "--out", str(out))
+        assert_one_clear_line(result, 2, "another musaport run is writing")
+    finally:
+        os.close(fd)
+    result = musaport("check", "--pytorch-src", str(FIXTURE_TREE), "--baseline", str(FIXTURE_TREE), "--out", str(out))
+    assert result.returncode == 0, result.stderr  # one process takes each port's lock again freely
+
+
+# D20: validate --run takes a kernel's name as its reports give it, without .cu.
+
+@pytest.mark.compiles
+def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
+    result = musaport("validate", "--run", "--out", str(tmp_path / "out"), "elementwise")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 of 1 kernels passed" in result.stdout
+    assert [o["name"] for o in json.loads((tmp_path / "out/validate_run.json").read_text())] == ["elementwise"]
+
+
+@pytest.mark.compiles
+def test_damaged_validate_results_are_no_cache(world: tuple[Path, Path], clang) -> None:
+    _, out = world
+    first = musaport("validate", "--compile", "--out", str(out), "-q")
+    assert first.returncode in (0, 1) and "Traceback" not in first.stderr, first.stderr
+    results = out / ".musaport/validate/results.json"
+    doc = json.loads(results.read_text())
+    for damaged in ({"env": doc["env"], "results": {k: 5 for k in doc["results"]}}, DEEP):
+        results.write_text(damaged if isinstance(damaged, str) else json.dumps(damaged))
+        again = musaport("validate", "--compile", "--out", str(out), "-q")
+        assert again.returncode == first.returncode and "Traceback" not in again.stderr, again.stderr[-3000:]
+        assert again.stdout == first.stdout

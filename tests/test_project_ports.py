@@ -140,7 +140,8 @@ def test_validate_uses_the_roots_the_port_found(ported_bare: Path, tmp_path: Pat
 
 
 @pytest.mark.shared
-def test_the_port_without_declared_roots_compiles(ported_bare: Path, ported_260: Path) -> None:
+@pytest.mark.compiles
+def test_the_port_without_declared_roots_compiles(ported_bare: Path, ported_260: Path, clang) -> None:
     """The renamed "box_area_musa_kernel.muh" compiles because its folder is an include root of the port."""
     result = musaport("validate", "--compile", "--out", str(ported_bare), "--torch", str(ported_260), "-j", "1",
                       "*.mu", "polyops/csrc/core/box_area.cpp", "polyops/csrc/core/rotated_nms.cpp", "*/musaops.cpp")

@@ -15,12 +15,14 @@ TREE = "generated_cuda_compatible"
 FORBIDDEN = re.compile(r"\b(?:cudaStream_t|cudaMalloc|cudaGetLastError)\b")
 
 
+@pytest.mark.shared
 def test_ports_enough_kernels(ported_260: Path) -> None:
     mu = list((ported_260 / TREE).rglob("*.mu"))
     assert len(mu) >= 330
     assert (ported_260 / TREE / "aten/src/ATen/native/musa/AbsKernel.mu").is_file()
 
 
+@pytest.mark.shared
 def test_abs_registration_reaches_the_privateuse1_slot(ported_260: Path) -> None:
     tree = ported_260 / TREE
     abs_mu = (tree / "aten/src/ATen/native/musa/AbsKernel.mu").read_text()
@@ -38,6 +40,7 @@ def test_abs_registration_reaches_the_privateuse1_slot(ported_260: Path) -> None
     )
 
 
+@pytest.mark.shared
 def test_no_core_cuda_runtime_names_left_in_code(ported_260: Path) -> None:
     offenders = []
     for path in sorted((ported_260 / TREE).rglob("*")):
@@ -48,6 +51,7 @@ def test_no_core_cuda_runtime_names_left_in_code(ported_260: Path) -> None:
     assert not offenders, offenders[:10]
 
 
+@pytest.mark.shared
 def test_report_lists_unmapped_with_sites(ported_260: Path) -> None:
     report = json.loads((ported_260 / "porting_report.json").read_text())
     assert report["summary"]["failed"] == 0
@@ -57,6 +61,7 @@ def test_report_lists_unmapped_with_sites(ported_260: Path) -> None:
     assert re.fullmatch(r"[\w/.+-]+:\d+", site)
 
 
+@pytest.mark.shared
 def test_second_run_writes_nothing(ported_260: Path, pytorch_260: Path) -> None:
     before = tree_digest(ported_260)
     result = musaport("run", "--pytorch-src", str(pytorch_260), "--out", str(ported_260))
@@ -65,6 +70,7 @@ def test_second_run_writes_nothing(ported_260: Path, pytorch_260: Path) -> None:
     assert after == before, sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
 
 
+@pytest.mark.shared
 def test_jobs_do_not_change_the_output(ported_260: Path, pytorch_260: Path, tmp_path: Path) -> None:
     out = tmp_path / "j1"
     result = musaport("run", "--pytorch-src", str(pytorch_260), "--out", str(out), "-q", "--jobs", "1")
@@ -79,6 +85,7 @@ def test_jobs_do_not_change_the_output(ported_260: Path, pytorch_260: Path, tmp_
     ("aten/src/ATen/musa/MUSAConfig.h", "#define AT_CUDNN_ENABLED() 0"),
     ("c10/musa/impl/musa_cmake_macros.h", "#define C10_"),
 ])
+@pytest.mark.shared
 def test_configured_headers_are_rendered_into_the_port(ported_260: Path, header: str, expected: str) -> None:
     """The CUDA build's configured headers exist in the port, rendered: no @VAR@ and no #cmakedefine left."""
     text = (ported_260 / TREE / header).read_text()
@@ -89,6 +96,7 @@ def test_configured_headers_are_rendered_into_the_port(ported_260: Path, header:
     assert includers, f"no ported file includes {name}"
 
 
+@pytest.mark.shared
 def test_torch_musa_pack_redirects_every_core_header(pytorch_260: Path, tmp_path: Path) -> None:
     """With --pack torch-musa no ported file includes a core header torch_musa replaces, and every
     kernel source and device header starts with torch_musa's macro prelude."""
@@ -137,6 +145,7 @@ int main() {
 """
 
 
+@pytest.mark.shared
 def test_ptx_lane_registers_become_cpp_that_runs(ported_260: Path, tmp_path: Path) -> None:
     """AsmUtils.muh reads the lane id and lane masks with PTX, which neither a MUSA compiler nor g++
     assembles; the port computes them in C++, and a kernel of a 16x4 block (two warps, lanes counted
@@ -159,6 +168,7 @@ def test_ptx_lane_registers_become_cpp_that_runs(ported_260: Path, tmp_path: Pat
         assert got[5 * t:5 * t + 5] == [lane, lt, le, ~le & 0xFFFFFFFF, ~lt & 0xFFFFFFFF], t
 
 
+@pytest.mark.shared
 def test_the_svd_kernel_writes_v_where_libtorch_laid_out_vh_for_this_device(ported_260: Path) -> None:
     """libtorch's _linalg_svd lays Vh out for cuSOLVER only for CUDA inputs (svd_uses_cusolver asks is_cuda());
     the ported kernel must not write a column-major V into the row-major Vh.mT() it gets on musa."""

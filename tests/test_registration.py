@@ -66,6 +66,7 @@ def test_exclusion_rule_leaves_alone(text: str) -> None:
 
 # --- the 2.6.0 port ------------------------------------------------------------------------------
 
+@pytest.mark.shared
 def test_registration_file_registers_for_privateuse1(ported_260: Path) -> None:
     text = (ported_260 / TREE / REGISTER).read_text()
     assert text.startswith("// musaport ")
@@ -76,6 +77,7 @@ def test_registration_file_registers_for_privateuse1(ported_260: Path) -> None:
     assert "return at::native::abs_out(self, out);" in text
 
 
+@pytest.mark.shared
 def test_unstructured_wrappers_check_their_tensors_share_a_device(ported_260: Path) -> None:
     """As torchgen's wrappers do: test_ops.py's test_out passes a CPU out= to bucketize on the device and
     expects an error, not a kernel writing through a host pointer. TensorIterator operators (device_check:
@@ -90,6 +92,7 @@ def test_unstructured_wrappers_check_their_tensors_share_a_device(ported_260: Pa
     assert "check_and_update_common_device" not in abs_out[:abs_out.index("\n}\n")]
 
 
+@pytest.mark.shared
 def test_registration_calls_kernels_by_their_ported_names(ported_260: Path) -> None:
     """TensorFactories.mu defines empty_musa (the port renames empty_cuda): the wrapper must call that,
     or the backend does not link (found by linking the registration against the port)."""
@@ -99,6 +102,7 @@ def test_registration_calls_kernels_by_their_ported_names(ported_260: Path) -> N
     assert "at::native::empty_cuda(" not in text and "at::native::empty_strided_cuda(" not in text
 
 
+@pytest.mark.shared
 def test_registration_defines_the_dispatch_key_cpp_api(ported_260: Path) -> None:
     """Ported code calls at::musa::sort(...) as CUDA code calls at::cuda::sort(...): torchgen's
     RegisterCUDA.cpp defines that API, so RegisterMUSA.cpp must (found by linking the ported topk)."""
@@ -127,6 +131,7 @@ def test_ported_calls_rename_only_what_the_names_rules_rename() -> None:
 
 
 @pytest.mark.parametrize("variant", ["functional", "inplace", "out"])
+@pytest.mark.shared
 def test_tril_variants_derive_from_the_structured_class(ported_260: Path, variant: str) -> None:
     text = (ported_260 / TREE / REGISTER).read_text()
     struct = f"struct musa_structured_tril_cuda_{variant} final : public at::native::structured_tril_cuda {{"
@@ -138,6 +143,7 @@ def test_tril_variants_derive_from_the_structured_class(ported_260: Path, varian
         assert member in body
 
 
+@pytest.mark.shared
 def test_functions_yaml_lists_every_operator_once(ported_260: Path, pytorch_260: Path) -> None:
     doc = yaml.safe_load((ported_260 / TREE / "musa_functions.yaml").read_text())
     model = operator_model(pytorch_260, OutDir(ported_260))
@@ -165,6 +171,8 @@ def include_flags(pytorch_260: Path, ported_260: Path) -> list[str]:
     return [f"-I{d}" for d in dirs]
 
 
+@pytest.mark.shared
+@pytest.mark.compiles
 def test_abs_and_tril_stubs_pass_a_syntax_check(pytorch_260: Path, ported_260: Path, include_flags: list[str],
                                                 tmp_path: Path, clang) -> None:
     model = operator_model(pytorch_260, OutDir(ported_260))
@@ -191,6 +199,7 @@ def port_copy(ported_260: Path, tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.mark.shared
 def test_ops_and_split_select_and_spread_the_registrations(pytorch_260: Path, port_copy: Path) -> None:
     run = ("run", "--pytorch-src", str(pytorch_260), "--out", str(port_copy), "-q")
     done = musaport(*run, "--ops", "abs,tril", "--exclude-ops", "tril_", "--split")
@@ -269,6 +278,7 @@ def test_fixture_tree_without_torchgen_gets_no_registration_code(tmp_path: Path)
     assert not (tmp_path / TREE / REGISTER).exists()
 
 
+@pytest.mark.shared
 def test_a_warm_run_does_no_torchgen_work(pytorch_260: Path, port_copy: Path) -> None:
     for records in (port_copy / ".musaport").glob("operators-*.json"):
         records.unlink()

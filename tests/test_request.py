@@ -40,6 +40,7 @@ def custom_port(pytorch_260: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return out, extra
 
 
+@pytest.mark.shared
 def test_the_request_is_written_beside_the_port(custom_port: tuple[Path, Path], pytorch_260: Path) -> None:
     out, extra = custom_port
     recorded = Request.load(OutDir(out))
@@ -51,6 +52,7 @@ def test_the_request_is_written_beside_the_port(custom_port: tuple[Path, Path], 
     assert "at::native::_assert_async_ours(" in registration
 
 
+@pytest.mark.shared
 def test_diff_uses_the_runs_rules_without_repeating_them(custom_port: tuple[Path, Path]) -> None:
     out, extra = custom_port
     done = musaport("diff", "_assert_async", "--out", str(out), "--json")
@@ -63,6 +65,7 @@ def test_diff_uses_the_runs_rules_without_repeating_them(custom_port: tuple[Path
     assert all(f["attributed"] for f in doc["files"])  # every changed line explained by the run's rules
 
 
+@pytest.mark.shared
 def test_diff_given_other_packs_says_so_in_one_line(custom_port: tuple[Path, Path]) -> None:
     out, extra = custom_port
     done = musaport("diff", "_assert_async", "--out", str(out), "--stat", "--pack", "torch-musa")
@@ -72,6 +75,7 @@ def test_diff_given_other_packs_says_so_in_one_line(custom_port: tuple[Path, Pat
         "using --pack torch-musa as given here"]
 
 
+@pytest.mark.shared
 def test_validate_backend_registers_with_the_runs_rules(custom_port: tuple[Path, Path], pytorch_260: Path) -> None:
     """The backend's registration text (``BuildEnv.rules``) calls the kernel by the port's name."""
     from musaport.ops.emit_registration import registration_source
@@ -87,6 +91,7 @@ def test_validate_backend_registers_with_the_runs_rules(custom_port: tuple[Path,
     assert "at::native::_assert_async_ours(" in registration_source(model, ["_assert_async"], env.rules)
 
 
+@pytest.mark.shared
 def test_whereis_given_another_tree_says_so_in_one_line(custom_port: tuple[Path, Path], pytorch_260: Path) -> None:
     from conftest import FIXTURE_TREE
 

@@ -58,6 +58,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     return done
 
 
+@pytest.mark.slow
 def test_every_rule_id_in_the_reports_is_explained(reports: list[dict]) -> None:
     ruleset = load_packs([*default_packs(), optional_pack("torch-musa"), *extension_packs()])
     ids = set().union(*(_ids(r) for r in reports))

@@ -3,7 +3,6 @@ products computed here in Python (exact integers, so any indexing or transpositi
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -40,6 +39,22 @@ int main() {
   float a2[2] = {2, 3}, b2[2] = {5, 7}, c2[2] = {1, 1};
   mublasSgemmStridedBatched(h, MUBLAS_OP_N, MUBLAS_OP_N, 1, 1, 1, &one, a2, 1, 1, b2, 1, 1, &one, c2, 1, 1, 2);
   show("batched", c2, 2);
+  // The same product from transposed storage: A^T stored 3x2 with padded columns (lda 4), B^T stored 2x3
+  // (ldb 2), both OP_T, beta 1 on C = ones: A B + 1.
+  float Ap[8] = {1, 2, 3, -1, 4, 5, 6, -1}, Bt[6] = {7, 8, 9, 10, 11, 12}, ones[4] = {1, 1, 1, 1};
+  mublasSgemm(h, MUBLAS_OP_T, MUBLAS_OP_T, 2, 2, 3, &one, Ap, 4, Bt, 2, &one, ones, 2);
+  show("sgemm_tt", ones, 4);
+  // Double and complex: (1+i)(2-i) = 3+i, times alpha 2i is -2+6i; beta 0 ignores a NaN in C.
+  double da = 3, db = 4, dc = 0.0 / 0.0, dal = 1, dbe = 0;
+  mublasDgemm(h, MUBLAS_OP_N, MUBLAS_OP_N, 1, 1, 1, &dal, &da, 1, &db, 1, &dbe, &dc, 1);
+  float dv[1] = {(float)dc};
+  show("dgemm", dv, 1);
+  muComplex ca = make_muComplex(1, 1), cb = make_muComplex(2, -1), cc = make_muComplex(0.0f / 0.0f, 0),
+            cal = make_muComplex(0, 2), cbe = make_muComplex(0, 0);
+  mublasCgemm(h, MUBLAS_OP_N, MUBLAS_OP_N, 1, 1, 1, &cal, &ca, 1, &cb, 1, &cbe, &cc, 1);
+  float cv[2] = {cc.x, cc.y};
+  show("cgemm", cv, 2);
+  std::printf("blas %d\n", musaport::blas::linked_gemm<float>() != nullptr ? 1 : 0);
   // conj(x) . x of (1+2i, 3-1i) is 15; x . x is (1+2i)^2 + (3-1i)^2 = 5 - 2i.
   muComplex x[2] = {make_muComplex(1, 2), make_muComplex(3, -1)}, r;
   mublasCdotc(h, 2, x, 1, x, 1, &r);
@@ -94,18 +109,28 @@ def _column_major(m: list[list[int]]) -> list[int]:
     return [m[i][j] for j in range(len(m[0])) for i in range(len(m))]
 
 
-def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path) -> None:
-    if shutil.which("g++") is None:
-        pytest.skip("needs g++ to compile against the shim")
+def _run(tmp_path: Path, gxx: str, link: list[str]) -> dict[str, list[str]]:
     source = tmp_path / "blas.cpp"
     source.write_text(PROGRAM)
     binary = tmp_path / "blas"
-    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{shim_include()}", str(source), "-o", str(binary)], check=True)
-    rows = {ln.split()[0]: ln.split()[1:] for ln in subprocess.run([str(binary)], capture_output=True, text=True,
+    subprocess.run([gxx, "-std=c++17", "-O1", f"-I{shim_include()}", str(source), "-o", str(binary), *link],
+                   check=True)
+    return {ln.split()[0]: ln.split()[1:] for ln in subprocess.run([str(binary)], capture_output=True, text=True,
                                                                      check=True).stdout.splitlines()}
+
+
+def _check(rows: dict[str, list[str]]) -> None:
     a, b = [[1, 2, 3], [4, 5, 6]], [[7, 8], [9, 10], [11, 12]]
     ab = _column_major(_product(a, b))
     assert rows["sgemm"] == [str(v) for v in ab]
+    # op(A) op(B) + 1, both operands transposed back from their stored forms: A B + 1.
+    at = [[1, 4], [2, 5], [3, 6]]
+    bt = [[7, 9, 11], [8, 10, 12]]
+    tt = _column_major([[v + 1 for v in row] for row in _product([list(c) for c in zip(*at)], [list(c) for c in
+                                                                                                zip(*bt)])])
+    assert rows["sgemm_tt"] == [str(v) for v in tt]
+    assert rows["dgemm"] == ["12"]
+    assert rows["cgemm"] == ["-2", "6"]
     assert rows["hgemm_t"] == [str(v) for v in ab]
     assert rows["batched"] == ["11", "22"]
     assert rows["cdotc"] == ["15", "0"] and rows["cdotu"] == ["5", "-2"]
@@ -114,3 +139,23 @@ def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path) -> None:
     biased = [v + (-100, 1)[i % 2] for i, v in enumerate(ab)]
     assert rows["lt_relu_bias"] == [str(max(v, 0)) for v in biased]
     assert rows["fp8"] == ["15"]  # MUBLAS_STATUS_NOT_SUPPORTED
+
+
+@pytest.mark.compiles
+def test_gemm_dot_gemv_and_lt_matmul_on_the_cpu(tmp_path: Path, gxx: str) -> None:
+    """No BLAS linked: every product runs the shim's loop nest."""
+    rows = _run(tmp_path, gxx, [])
+    assert rows["blas"] == ["0"]
+    _check(rows)
+
+
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_products_run_on_the_linked_blas_with_the_same_results(tmp_path: Path, gxx: str, torch_env) -> None:
+    """Linked with the torch wheel's libtorch_cpu.so (as the device build is), the float, double and complex
+    products run on its BLAS: the same exact results, transposes, padded leading dimensions, beta and the
+    muBLASLt epilogue included."""
+    lib = torch_env.site_packages / "torch" / "lib"
+    rows = _run(tmp_path, gxx, [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed", "-ltorch_cpu", "-lc10"])
+    assert rows["blas"] == ["1"]
+    _check(rows)

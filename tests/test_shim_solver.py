@@ -17,39 +17,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tool
 from musaport.validate.run.kernels import shim_include
-from musaport.validate.torchwheel import torchenv
 
 SOURCE = Path(__file__).parent / "data" / "shim" / "solver_check.cpp"
 
 
-def _need(message: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
-def torch_lib() -> Path:
-    env = torchenv.cached("2.6.0")
-    if env is None:
-        _need("needs the torch 2.6.0 environment in the user cache for its LAPACK (musaport validate --opinfo "
-              "fetches it)")
-    lib = env.site_packages / "torch" / "lib"
-    if not (lib / "libtorch_cpu.so").is_file():
-        _need(f"needs {lib / 'libtorch_cpu.so'} (the LAPACK the shim's solver routines call)")
+def torch_lib(torch_env) -> Path:
+    """The LAPACK the shim's solver routines call: the torch environment's libtorch_cpu.so."""
+    lib = torch_env.site_packages / "torch" / "lib"
+    assert (lib / "libtorch_cpu.so").is_file(), f"a torch environment without {lib / 'libtorch_cpu.so'}"
     return lib
 
 
-@pytest.fixture(scope="module")
-def gxx() -> str:
-    found = tool("g++")
-    if found is None:
-        _need("needs g++ (the compiler of the shim's CPU runs)")
-    return found
-
-
+@pytest.mark.torch
+@pytest.mark.compiles
 def test_solver_routines_factor_and_solve_real_matrices_in_four_types(torch_lib: Path, gxx: str,
                                                                       tmp_path: Path) -> None:
     exe = tmp_path / "solver_check"
@@ -61,6 +43,8 @@ def test_solver_routines_factor_and_solve_real_matrices_in_four_types(torch_lib:
     assert ran.returncode == 0 and ran.stdout.strip() == "PASS solver", ran.stdout + ran.stderr
 
 
+@pytest.mark.compiles
+@pytest.mark.shared
 def test_the_shim_defines_every_solver_routine_pytorch_260_calls(pytorch_260: Path, gxx: str, tmp_path: Path) -> None:
     """Every cusolverDn* routine and cuBLAS LAPACK-like routine (getrf/getrs/geqrf/gels batched, trsm) that
     2.6.0's CUDA sources call has its MUSA-named definition in the shim, so the linalg chain compiles."""

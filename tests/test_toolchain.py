@@ -34,6 +34,7 @@ def _validate(out: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str
                           env=env)
 
 
+@pytest.mark.compiles
 def test_the_default_clang_is_the_wheels_and_never_one_on_path(tmp_path: Path) -> None:
     """A system clang on PATH (clang++-16, clang++) is not what the default runs: verdicts come from one
     compiler on every machine."""
@@ -49,6 +50,7 @@ def test_the_default_clang_is_the_wheels_and_never_one_on_path(tmp_path: Path) -
     assert not log.exists(), f"a clang on PATH was run: {log.read_text()}"
 
 
+@pytest.mark.compiles
 def test_musaport_clang_runs_the_named_clang(tmp_path: Path, clang) -> None:
     """MUSAPORT_CLANG=NAME runs that clang (here one that logs and hands over to the wheel's with its flags);
     the cache is per compiler, so switching re-checks."""
@@ -66,6 +68,7 @@ def test_musaport_clang_runs_the_named_clang(tmp_path: Path, clang) -> None:
     assert json.loads((out / "validate_report.json").read_text())["passed"] == 1
 
 
+@pytest.mark.compiles
 def test_system_headers_are_gxx_own_in_its_order() -> None:
     """The C++ folders before clang's builtins, the C folders after, g++'s own builtin folder left out."""
     flags = toolchain.gxx_include_flags()
@@ -80,6 +83,7 @@ def test_system_headers_are_gxx_own_in_its_order() -> None:
     assert os.path.realpath(builtin) not in {os.path.realpath(d) for _, d in pairs}
 
 
+@pytest.mark.compiles
 def test_search_list_is_read_from_gxx_verbose_output() -> None:
     stderr = ("ignoring nonexistent directory \"/x\"\n#include \"...\" search starts here:\n"
               "#include <...> search starts here:\n /usr/include/c++/12\n /usr/lib/gcc/x/12/include\n"
@@ -104,6 +108,7 @@ __global__ void kernel(float* raw) { raw[0] = use(raw, std::complex<float>(1.f, 
 
 
 @pytest.mark.parametrize("name", sorted(PASSES))
+@pytest.mark.compiles
 def test_the_shims_wrappers_stand_in_for_clangs_cuda_wrappers(tmp_path: Path, clang, name: str) -> None:
     """Placement new, std::complex and std::min/max with a comparator in device code: clang's own CUDA
     wrappers make them compile; the wheel ships none, so the shim's do (and without them, they do not)."""

@@ -34,6 +34,7 @@ def test_a_failed_pip_leaves_no_environment(monkeypatch: pytest.MonkeyPatch, tmp
     assert torchenv.cached("2.6.0", cache) is None and lt.cached("2.6.0", cache) is None
 
 
+@pytest.mark.slow
 def test_validate_backend_says_pip_failed_in_one_line_exit_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _offline(monkeypatch, tmp_path)
     root = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ def test_validate_backend_says_pip_failed_in_one_line_exit_1(monkeypatch: pytest
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
     ported = subprocess.run(["musaport", "run", "--pytorch-src", str(root / "fixtures" / "pytorch"), "--out", str(out),
                              "-q"], capture_output=True, text=True, env=env)
-    assert ported.returncode in (0, 1), ported.stderr
+    assert ported.returncode == 0, ported.stderr
     done = subprocess.run(["musaport", "validate", "--backend", "--out", str(out), "--samples", "abs"],
                           capture_output=True, text=True, env=env)
     errors = [line for line in done.stderr.splitlines() if line.startswith("musaport: error:")]
@@ -74,17 +75,13 @@ def test_an_environment_made_without_a_test_package_gets_it(monkeypatch: pytest.
     assert (root / ".complete").read_text() == "2.6.0\nlib/python3.11/site-packages\n"  # still not topped up
 
 
-def test_the_real_environment_imports_torch_and_the_test_packages() -> None:
+@pytest.mark.torch
+def test_the_real_environment_imports_torch_and_the_test_packages(torch_env) -> None:
     """Where validate --backend or --opinfo fetched 2.6.0 (CI does), its python imports all it needs."""
-    env = torchenv.cached("2.6.0")
-    if env is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI fetches torch 2.6.0 into the user cache (the backend tests need it)")
-        pytest.skip("torch 2.6.0 not fetched into the user cache yet")
-    done = subprocess.run([str(env.python), "-c", "import torch, expecttest, hypothesis, numpy, pytest; "
+    done = subprocess.run([str(torch_env.python), "-c", "import torch, expecttest, hypothesis, numpy, pytest; "
                            "import torch.testing._internal.common_utils; "
                            "print(torch.__version__, torch.cuda.is_available())"],
-                          capture_output=True, text=True, cwd=env.root)
+                          capture_output=True, text=True, cwd=torch_env.root)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["2.6.0+cu124", "False"] or done.stdout.startswith("2.6.0"), done.stdout
-    assert sys.executable != str(env.python)
+    assert done.stdout.split() == ["2.6.0+cu124", "False"], done.stdout  # the CUDA wheel, no GPU touched
+    assert sys.executable != str(torch_env.python)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, musaport
+from conftest import ROOT, musaport, stand_in_clang
 from musaport.validate.cpu.link import alias_flags
 from musaport.validate.run.kernels import fixture_kernels
 
@@ -16,7 +16,7 @@ needs_clang = pytest.mark.usefixtures("clang")  # the ziglang wheel's clang (see
 
 
 @pytest.fixture(scope="module")
-def run_mode(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], str, Path]:
+def run_mode(gxx: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], str, Path]:
     """Every fixture kernel ported, built with g++ on the CPU runtime and run, once."""
     out = tmp_path_factory.mktemp("validate-run")
     result = musaport("validate", "--run", "--out", str(out), "-j", "2")
@@ -24,6 +24,7 @@ def run_mode(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict],
     return outcomes, result.stdout + result.stderr, out
 
 
+@pytest.mark.compiles
 def test_run_mode_covers_every_fixture_kernel(run_mode) -> None:
     outcomes, output, _ = run_mode
     assert sorted(outcomes) == KERNELS
@@ -31,20 +32,24 @@ def test_run_mode_covers_every_fixture_kernel(run_mode) -> None:
     assert f"{len(KERNELS)} of {len(KERNELS)} kernels passed" in output
 
 
+@pytest.mark.compiles
 def test_run_mode_says_what_it_does_off_a_terminal(run_mode) -> None:
     assert f"musaport: building and running {len(KERNELS)} fixture kernels with g++ ..." in run_mode[1]
 
 
 @pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.compiles
 def test_fixture_kernel_passes_on_the_cpu(run_mode, name: str) -> None:
     outcome = run_mode[0][name]
     assert outcome["ok"], f"{name} failed at {outcome['stage']}: {outcome['detail']}"
 
 
+@pytest.mark.compiles
 def test_early_exit_does_not_rerun_the_kernel(run_mode) -> None:
     assert run_mode[0]["trap_early_exit"]["detail"] == "PASS trap_early_exit (64 entries)"
 
 
+@pytest.mark.compiles
 def test_partial_barrier_is_reported_at_its_ported_line(run_mode) -> None:
     detail = run_mode[0]["trap_partial_barrier"]["detail"]
     assert "partial barrier: __syncthreads() at " in detail
@@ -52,6 +57,7 @@ def test_partial_barrier_is_reported_at_its_ported_line(run_mode) -> None:
     assert "trap_partial_barrier.mu:14 in block (0,0,0) is reached by 32 of 64 threads" in detail
 
 
+@pytest.mark.compiles
 def test_the_device_build_lets_exited_threads_arrive_at_a_barrier(run_mode) -> None:
     """The same fixture built as the musa device builds PyTorch's kernels: the hardware's behaviour, the
     barrier released by the threads that returned (UpSampleBilinear2d's anti-aliased kernel relies on it)."""
@@ -82,6 +88,7 @@ def _build_fixture(run_mode, name: str, exe_name: str, *flags: str) -> Path:
     return exe
 
 
+@pytest.mark.compiles
 def test_kernel_faults_become_runtime_errors_with_their_diagnostic(run_mode) -> None:
     """A trap, a device assert and an exception stop their grid and come back as musaErrorAssert /
     musaErrorLaunchFailure (the fixture checks the codes and that the next kernel runs); each still says
@@ -102,6 +109,7 @@ def test_kernel_faults_become_runtime_errors_with_their_diagnostic(run_mode) -> 
 
 
 @pytest.mark.parametrize("workers", ["1", "3"])
+@pytest.mark.compiles
 def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
     """As the musa device builds kernels (exited threads arrive at barriers), with one worker thread or
     several: a fault is still an error code, never a barrier released by the faulting thread."""
@@ -114,6 +122,48 @@ def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
     env = {**os.environ, "MUSAPORT_CPU_WORKERS": workers}
     ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, env=env)
     assert ran.returncode == 0 and ran.stdout.startswith("PASS kernel_faults"), ran.stdout + ran.stderr
+
+
+# The fixtures that exercise the plain loop, its promotion to fibers at a barrier or warp operation,
+# shared memory and faults.
+AS_DEVICE = ["elementwise", "grid_stride", "block_reduce", "warp_reduce", "softmax", "dynamic_shared",
+             "cub_block_scan", "trap_early_exit", "kernel_faults"]
+LOADER = r"""
+#include <dlfcn.h>
+#include <cstdio>
+int main(int, char** argv) {
+  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) { std::printf("dlopen: %s\n", dlerror()); return 2; }
+  auto fixture_main = reinterpret_cast<int (*)()>(dlsym(lib, "_Z21musaport_fixture_mainv"));  // int main()
+  if (fixture_main == nullptr) { std::printf("dlsym: %s\n", dlerror()); return 2; }
+  return fixture_main();
+}
+"""
+
+
+@pytest.mark.parametrize("name", AS_DEVICE)
+def test_fixture_kernel_passes_built_as_the_device_builds_kernels(run_mode, name: str, tmp_path: Path) -> None:
+    """The device's code model, not run mode's: the kernel in a shared library loaded with dlopen (its
+    thread-locals reached through the dynamic TLS model, not relaxed to the executable's own), compiled
+    with the device's .mu flags (-O3, which inlines kernels into the plain loop) and DEVICE_FLAGS."""
+    import subprocess
+
+    from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
+    from musaport.validate.device.build import DEVICE_FLAGS
+    from musaport.validate.run.kernels import CXX, _compile_command, link_flags
+
+    cpp = run_mode[2] / ".musaport" / "validate-run" / f"{name}.cpp"
+    obj, lib, loader = tmp_path / f"{name}.o", tmp_path / f"lib{name}.so", tmp_path / "loader"
+    subprocess.run([*_compile_command(cpp, obj), "-fPIC", *KERNEL_OPT_FLAGS, *DEVICE_FLAGS,
+                    "-Dmain=musaport_fixture_main"], check=True, cwd=cpp.parent)
+    subprocess.run([CXX, "-shared", "-pthread", str(obj), "-o", str(lib), *link_flags([obj])], check=True)
+    (tmp_path / "loader.cpp").write_text(LOADER)
+    subprocess.run([CXX, str(tmp_path / "loader.cpp"), "-o", str(loader), "-ldl"], check=True)
+    ran = subprocess.run([str(loader), str(lib)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0 and ran.stdout.strip().splitlines()[-1].startswith(f"PASS {name}"), \
+        ran.stdout + ran.stderr
+    if name == "trap_early_exit":  # each thread entered the kernel once
+        assert ran.stdout.strip() == run_mode[0][name]["detail"]
 
 
 OVERFLOW = """\
@@ -139,7 +189,8 @@ int main() {
 """
 
 
-def test_fiber_stack_overflow_stays_a_hard_abort(tmp_path: Path) -> None:
+@pytest.mark.compiles
+def test_fiber_stack_overflow_stays_a_hard_abort(tmp_path: Path, gxx: str) -> None:
     """Unlike a trap, an overflowing fiber stack cannot be recovered from: the guard page's SIGSEGV still
     aborts the process with its message."""
     import subprocess
@@ -158,6 +209,7 @@ def test_fiber_stack_overflow_stays_a_hard_abort(tmp_path: Path) -> None:
     assert "musaport: error: fiber stack overflow in block (0,0,0) thread (" in ran.stderr
 
 
+@pytest.mark.compiles
 def test_run_mode_builds_from_the_ported_source(run_mode) -> None:
     mu = (run_mode[2] / ".musaport" / "validate-run" / "dynamic_shared.mu").read_text()
     assert mu.startswith("// musaport")
@@ -225,6 +277,7 @@ void run(float* host, int n) {
 
 
 @needs_clang
+@pytest.mark.compiles
 def test_compile_mode_passes_a_ported_kernel(tmp_path: Path) -> None:
     out = _ported_tree(tmp_path, "scale.mu", KERNEL)
     result = musaport("validate", "--compile", "--out", str(out))
@@ -240,6 +293,7 @@ def test_compile_mode_passes_a_ported_kernel(tmp_path: Path) -> None:
     ("cudaStream_t s;", "cudaStream_t"),
     ("__nv_bfloat16 b;", "__nv_bfloat16"),
 ])
+@pytest.mark.compiles
 def test_compile_mode_rejects_a_cuda_name_left_in(tmp_path: Path, leftover: str, hint: str) -> None:
     broken = KERNEL.replace("musaFree(dev);", leftover + "\n  musaFree(dev);")
     out = _ported_tree(tmp_path, "scale.mu", broken)
@@ -251,6 +305,7 @@ def test_compile_mode_rejects_a_cuda_name_left_in(tmp_path: Path, leftover: str,
 
 
 @needs_clang
+@pytest.mark.compiles
 def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
     broken = KERNEL.replace("#endif", "  this_does_not_compile;\n#endif")
     out = _ported_tree(tmp_path, "scale.mu", broken)
@@ -262,6 +317,7 @@ def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
 @needs_clang
 @pytest.mark.parametrize("header, precompiled", [("ATen/native/musa/Loops.muh", False),  # in the core list
                                                  ("ATen/musa/Atomic.muh", True)])  # in the full list only
+@pytest.mark.compiles
 def test_a_broken_prelude_header_fails_only_the_files_that_include_it(tmp_path: Path, header: str,
                                                                      precompiled: bool) -> None:
     """The precompiled prelude falls back (to its core list, then to none) rather than fail every TU."""
@@ -308,6 +364,7 @@ __global__ void sort_rows(long* data, long n) { thrust::sort(thrust::seq, data, 
 
 
 @needs_clang
+@pytest.mark.compiles
 def test_compile_mode_accepts_device_functors_with_a_device_policy(tmp_path: Path) -> None:
     """As with thrust, a device policy called from host code takes functors that exist only on the device."""
     out = _ported_tree(tmp_path, "uses_thrust.mu", THRUST)
@@ -317,6 +374,7 @@ def test_compile_mode_accepts_device_functors_with_a_device_policy(tmp_path: Pat
 
 
 @needs_clang
+@pytest.mark.compiles
 def test_compile_mode_rejects_a_host_functor_with_a_device_policy(tmp_path: Path) -> None:
     """The device pass sees the algorithm's one-thread kernel, so a host-only functor there is an error."""
     broken = THRUST.replace("thrust::sort(thrust::host,", "thrust::sort(policy,")
@@ -366,6 +424,7 @@ void spmm(musparseHandle_t h, int* rows, int* cols, float* vals, float* dense, f
 
 
 @needs_clang
+@pytest.mark.compiles
 def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
     """PyTorch's sparse matmul uses the legacy csrgemm2 API (its info type keeps the toolkit name) and SpMM."""
     out = _ported_tree(tmp_path, "sparse.mu", MUSPARSE)
@@ -375,8 +434,8 @@ def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
 
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
-    assert both.returncode == 2 and "exactly one of --compile, --run, --backend or --opinfo" in both.stderr
-    missing = musaport("validate", "--compile", "--out", str(tmp_path))
+    assert both.returncode == 2 and "exactly one of --compile, --run, --backend, --opinfo or --merge-reports" in both.stderr
+    missing = musaport("validate", "--compile", "--out", str(tmp_path), env=stand_in_clang(tmp_path))
     assert missing.returncode == 2
     assert missing.stderr.count("\n") == 1 and "no ported tree here" in missing.stderr
 
@@ -384,6 +443,7 @@ def test_validate_usage_errors(tmp_path: Path) -> None:
 @needs_clang
 @pytest.mark.shared
 @pytest.mark.parametrize("name", ["AbsKernel.mu", "TriangularOps.mu"])
+@pytest.mark.compiles
 def test_compile_mode_passes_on_real_pytorch(ported_260: Path, name: str) -> None:
     result = musaport("validate", "--compile", "--out", str(ported_260), name)
     assert result.returncode == 0, result.stdout
@@ -392,6 +452,7 @@ def test_compile_mode_passes_on_real_pytorch(ported_260: Path, name: str) -> Non
 
 @needs_clang
 @pytest.mark.shared
+@pytest.mark.compiles
 def test_compile_mode_passes_on_real_pytorch_1131(ported_1131: Path) -> None:
     """1.13 predates Device::is_privateuseone and DispatchStub's PrivateUse1 slot: the rules that need them
     (tree_has) leave its port alone, so its kernels compile against its own headers."""
@@ -402,6 +463,7 @@ def test_compile_mode_passes_on_real_pytorch_1131(ported_1131: Path) -> None:
 
 @needs_clang
 @pytest.mark.shared
+@pytest.mark.compiles
 def test_compile_mode_reports_the_build_list_apart(ported_260: Path) -> None:
     """A source left out of the build list (it needs CUTLASS) fails, and the build-list rate says so."""
     result = musaport("validate", "--compile", "--out", str(ported_260), "AbsKernel.mu", "MixedDtypesLinear.mu")
@@ -428,6 +490,7 @@ FIXED_260 = ["aten/src/ATen/native/musa/Unique.mu", "aten/src/ATen/native/musa/L
 
 @needs_clang
 @pytest.mark.shared
+@pytest.mark.compiles
 def test_compile_mode_passes_the_fixed_build_list_files_on_real_pytorch(ported_260: Path) -> None:
     result = musaport("validate", "--compile", "--out", str(ported_260), "-j", "2", *FIXED_260)
     assert result.returncode == 0, result.stdout
@@ -465,7 +528,8 @@ int main(int argc, char**) {
 """
 
 
-def test_integer_division_by_zero_traps_only_outside_kernels(tmp_path: Path) -> None:
+@pytest.mark.compiles
+def test_integer_division_by_zero_traps_only_outside_kernels(tmp_path: Path, gxx: str) -> None:
     """The runtime gives a kernel's division by zero the GPU's value (fixtures/kernels/integer_division.cu
     checks the values); the same division in host code is the program's own bug and still raises SIGFPE."""
     import signal

@@ -311,7 +311,11 @@ def test_the_opinfo_mode_refuses_what_is_not_its_own_in_one_line(tmp_path: Path)
 
     cases = [
         (("--opinfo", "x.mu"), "--opinfo takes no file patterns (select OpInfo entries with --ops)"),
-        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files and --test-timeout go with --opinfo"),
+        (("--compile", "--pytorch-tests"), "--ops, --pytorch-tests, --test-files, --test-timeout, --shard and "
+         "--shard-timings go with --opinfo"),
+        (("--opinfo", "--shard", "5/4"), "--shard: '5/4' is not I/N with 1 <= I <= N (e.g. 2/4)"),
+        (("--opinfo", "--shard-timings", str(tmp_path / "t.json")), "--shard-timings goes with --shard"),
+        (("--opinfo", "--shard", "1/2", "--shard-timings", str(tmp_path / "t.json")), "t.json: no such file"),
         (("--opinfo", "--libtorch", str(tmp_path)), "--samples and --libtorch go with --backend"),
         (("--opinfo", "--test-timeout", "60"), "--test-timeout goes with --pytorch-tests"),
         (("--opinfo", "--test-files", "test_ops.py"), "--test-files goes with --pytorch-tests"),
@@ -337,3 +341,35 @@ def test_phase_lines_say_each_tenth_once_however_often_a_file_is_polled() -> Non
     assert lines[0] == "test_ops.py tests: 0/200 (test_ops.py)"
     assert lines[-1] == "test_ops.py tests: 200/200 (test_ops.py)"
     assert len(lines) == 11, lines
+
+
+def test_test_files_take_the_core_list_by_name_and_each_file_once() -> None:
+    """--test-files core names the 30 core files of 2.6.0's test/ folder (nn/ ones with their folder);
+    a list and a file of it given together run that file once, in the list's order."""
+    from musaport.validate.opinfo.tests import CORE_FILES, TEST_FILES, expand_file_lists
+
+    assert len(CORE_FILES) == 30 and set(TEST_FILES) <= set(CORE_FILES)
+    assert "nn/test_convolution.py" in CORE_FILES
+    assert expand_file_lists(("test_nn.py", "core"))[:2] == ("test_nn.py", "test_ops.py")
+    assert len(expand_file_lists(("test_nn.py", "core"))) == 30
+    assert expand_file_lists(("default",)) == TEST_FILES
+    assert expand_file_lists(("test_foo.py",)) == ("test_foo.py",)
+
+
+@pytest.mark.shared
+def test_every_core_file_is_in_the_release_tree(pytorch_260: Path) -> None:
+    from musaport.validate.opinfo.tests import CORE_FILES
+
+    assert [f for f in CORE_FILES if not (pytorch_260 / "test" / f).is_file()] == []
+
+
+def test_operators_an_adapter_registers_are_left_out_of_the_builds_registration() -> None:
+    """The refused-operators adapter registers std/var, mode, cdist, pdist and _index_put_impl_ for
+    PrivateUse1 itself; the registration the build generates must not register them a second time."""
+    from musaport.validate.backend.backend import adapted_operators
+
+    adapted = adapted_operators()
+    assert {"std.correction", "var_mean.correction", "mode", "_pdist_forward", "_cdist_backward",
+            "_index_put_impl_", "convolution_overrideable", "convolution_backward_overrideable",
+            "_copy_from"} <= adapted
+    assert "add.out" not in adapted

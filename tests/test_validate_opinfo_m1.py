@@ -15,6 +15,7 @@ and the test pins each one so it cannot spread unseen:
 
 from __future__ import annotations
 
+import pytest
 import json
 from pathlib import Path
 
@@ -25,7 +26,10 @@ M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "su
 RUN = ("abs", "add", "fill", "mean", "mul", "neg", "sum", "tril", "triu")
 
 
-def test_m1_on_the_musa_device(ported_260: Path) -> None:
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_m1_on_the_musa_device(ported_260: Path, torch_env, cmake: str, gxx: str) -> None:
     result = musaport("validate", "--opinfo", "--out", str(ported_260), "--ops", ",".join(M1), "-j", "2")
     report = ported_260 / "validate_opinfo_report.json"
     assert report.is_file(), result.stderr[-3000:]

@@ -54,30 +54,17 @@ def load(library_path):
 '''
 
 
-def torch_python() -> Path:
-    """The torch environment's python: the release's torch fetched into the user cache, or the one named
-    by MUSAPORT_TORCH_PYTHON."""
+@pytest.fixture(scope="module")
+def python(request: pytest.FixtureRequest) -> Path:
+    """The torch environment's python: the one MUSAPORT_TORCH_PYTHON names, else the release's torch
+    environment in the user cache (conftest's torch_env, which skips or fetches)."""
     named = os.environ.get("MUSAPORT_TORCH_PYTHON")
     if named:
         return Path(named)
-    try:
-        from musaport.validate.torchwheel import torchenv
-    except ImportError:
-        pytest.skip("no torch environment module")
-    env = torchenv.cached("2.6.0")
-    if env is None:
-        message = "needs the torch 2.6.0 environment in the user cache (musaport validate --opinfo fetches it)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return env.python
+    return request.getfixturevalue("torch_env").python
 
 
-@pytest.fixture(scope="module")
-def python() -> Path:
-    return torch_python()
-
-
+@pytest.mark.torch
 def test_inventory_lists_op_db_with_common_dtypes_and_traced_operators(python: Path, tmp_path: Path) -> None:
     entries = {e.key: e for e in inventory(Device(python, "cpu"), tmp_path, log=lambda m: None)}
     assert len(entries) == 694  # the release's op_db (630 names; keys add the variant)
@@ -88,6 +75,7 @@ def test_inventory_lists_op_db_with_common_dtypes_and_traced_operators(python: P
     assert entries["empty"].decorators["float32"][0] == "skip"  # upstream: non-deterministic
 
 
+@pytest.mark.torch
 def test_a_crash_and_a_hang_cost_one_job_each_and_the_run_goes_on(python: Path, tmp_path: Path) -> None:
     loader = tmp_path / "loader.py"
     loader.write_text(LOADER, encoding="utf-8")
@@ -104,6 +92,7 @@ def test_a_crash_and_a_hang_cost_one_job_each_and_the_run_goes_on(python: Path, 
     assert seen[-1] == (4, 4)
 
 
+@pytest.mark.torch
 def test_a_device_that_does_not_load_stops_the_run_with_its_reason(python: Path, tmp_path: Path) -> None:
     loader = tmp_path / "loader.py"
     loader.write_text("def load(library_path):\n    raise OSError('libmusaport_backend.so: cannot open')\n",
@@ -142,6 +131,7 @@ def load(library_path):
 '''
 
 
+@pytest.mark.torch
 def test_where_the_cpu_strays_from_c99_the_entrys_numpy_reference_judges(python: Path, tmp_path: Path) -> None:
     """The CPU answers nan+nanj for acos(inf+infj); NumPy (the entry's ref) and a GPU's thrust give C99's
     0.785-infj. A device result that differs from the CPU passes when it equals the reference, not otherwise."""
@@ -156,6 +146,7 @@ def test_where_the_cpu_strays_from_c99_the_entrys_numpy_reference_judges(python:
     assert asin.status == "fail" and asin.reference == 0 and asin.failed > 0, asin
 
 
+@pytest.mark.torch
 def test_an_entry_upstream_runs_only_on_the_cpu_is_skipped_with_that_reason(python: Path, tmp_path: Path) -> None:
     """nonzero_static is decorated onlyCPU (its CUDA kernel divides by zero on an empty input): PyTorch never
     runs its tests on CUDA, so neither does the differential, and the reason says so."""
@@ -167,6 +158,7 @@ def test_an_entry_upstream_runs_only_on_the_cpu_is_skipped_with_that_reason(pyth
     assert plain.status == "pass" and plain.samples > 0, plain
 
 
+@pytest.mark.torch
 def test_a_tensor_the_sample_makes_on_the_cpu_stays_there_as_upstream_has_it(python: Path, tmp_path: Path) -> None:
     """tensor_split's samples pass their indices as ``torch.tensor([1, 2, 3])``, a CPU tensor whatever the
     device, and the operator refuses them anywhere else. Samples made on the CPU and copied whole would put
@@ -209,6 +201,7 @@ def _run_killers(python: Path, tmp_path: Path, jobs: int):
     return result, work, ticks
 
 
+@pytest.mark.torch
 def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(python: Path, tmp_path: Path) -> None:
     """PyTorch's test files on a new device meet kernels that abort, segfault or never return: each such test
     is one failure, and pytest starts again after it (as PyTorch's own CI resumes a file after a crash).
@@ -231,6 +224,7 @@ def test_a_test_that_dies_or_hangs_is_one_failure_and_the_file_runs_to_its_end(p
     assert (work / "test_killers.log").read_text().count("resuming after it") == 4
 
 
+@pytest.mark.torch
 def test_with_two_jobs_a_file_runs_as_two_shards_that_share_its_tests(python: Path, tmp_path: Path) -> None:
     """test_ops.py alone takes hours: with -j 2 its tests are split between two pytest processes, each
     test run once, by one of them, and the file's counts are theirs summed, deaths and resumes included."""
@@ -252,6 +246,7 @@ def test_with_two_jobs_a_file_runs_as_two_shards_that_share_its_tests(python: Pa
 SLOW = "import time\n" + "".join(f"def test_{i}(): time.sleep(1)\n" for i in range(8))
 
 
+@pytest.mark.torch
 def test_a_file_stopped_at_its_timeout_goes_on_in_the_next_run_of_the_same_build(python: Path, tmp_path: Path) -> None:
     """test_ops.py takes hours on the CPU device: running the command again takes each file further."""
     from musaport.validate.opinfo.tests import run_test_files
@@ -293,6 +288,7 @@ run_test_files(Device(Path(sys.argv[1]), "cpu"), Path(sys.argv[2]), Path(sys.arg
 """
 
 
+@pytest.mark.torch
 def test_a_run_killed_on_the_way_is_carried_over_by_the_next(python: Path, tmp_path: Path) -> None:
     """Ctrl-C or a lost machine an hour into test_ops.py: the next run of the same build goes on after the
     tests the killed one finished, as after a timeout."""
@@ -332,6 +328,7 @@ def test_sample():
 '''
 
 
+@pytest.mark.torch
 def test_a_failure_is_told_by_its_real_error_not_opinfos_wrapper(python: Path, tmp_path: Path) -> None:
     """OpInfo tests re-raise a sample's error as 'Exception: Caused by sample input ...'; the outcome line
     keeps the error that says what went wrong."""
@@ -344,3 +341,83 @@ def test_a_failure_is_told_by_its_real_error_not_opinfos_wrapper(python: Path, t
                               log=lambda m: None)
     assert result.failed == 1
     assert result.first_failures == ("::test_sample: RuntimeError: \"abs_musa\" not implemented for 'Half'",)
+
+
+# A PrivateUse1 backend without kernels: enough for PyTorch's test framework to instantiate its device tests.
+FAKE_PRIVATEUSE1 = '''
+import types, torch
+
+def load(library_path):
+    torch.utils.rename_privateuse1_backend("musa")
+    module = types.ModuleType("torch.musa")
+    module.is_available = lambda: True
+    module.device_count = lambda: 1
+    module.current_device = lambda: 0
+    torch._register_device_module("musa", module)
+'''
+
+AS_CUDA = '''
+import unittest
+import torch
+from torch.testing._internal.common_device_type import dtypes, dtypesIfCUDA, instantiate_device_type_tests
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestAsCuda(TestCase):
+    @dtypes(torch.float32)
+    @dtypesIfCUDA(torch.float16)
+    def test_dtype_list(self, device, dtype):
+        assert dtype == torch.float16, dtype
+
+    def test_opinfo_lists(self, device):
+        dot = next(op for op in op_db if op.name == "dot")
+        assert dot.supported_dtypes(device) == dot.dtypesIfCUDA != dot.dtypes
+        assert dot.supported_dtypes("privateuse1") == dot.dtypesIfCUDA
+        assert dot.supported_dtypes("cpu") == dot.dtypes
+
+    def test_cuda_skip(self, device):
+        if torch.device(device).type == "cuda":
+            raise unittest.SkipTest("uint8 is not implemented for CUDA")
+        raise RuntimeError("upsample_bilinear2d_out_frame not implemented for 'Byte'")
+
+    def test_port_failure(self, device):
+        raise RuntimeError("the port's own failure")
+
+    def test_skipped(self, device):
+        raise unittest.SkipTest("the shim has no NCCL (rank 3)")
+
+
+instantiate_device_type_tests(TestAsCuda, globals())
+'''
+
+
+def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted_apart(python: Path,
+                                                                                          tmp_path: Path) -> None:
+    """The device runs CUDA's kernels: its tests are instantiated with @dtypesIfCUDA's dtypes and an OpInfo's
+    CUDA lists, not the CPU's. A failed test whose own code branches on CUDA (a skip that does not fire for
+    a PrivateUse1 device) is counted apart from the port's failures, with that line; skips by reason."""
+    from musaport.validate.opinfo.report import render_markdown, report_doc
+    from musaport.validate.opinfo.tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test" / "nn").mkdir(parents=True)
+    (tree / "test" / "nn" / "test_as_cuda.py").write_text(AS_CUDA, encoding="utf-8")
+    loader = tmp_path / "fake_loader.py"
+    loader.write_text(FAKE_PRIVATEUSE1, encoding="utf-8")
+    device = Device(python, "musa", loader, tmp_path / "unused.so")
+    [result] = run_test_files(device, tree, tmp_path / "work", ("nn/test_as_cuda.py",), log=lambda m: None)
+    assert result.name == "nn/test_as_cuda.py"
+    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 1, 1, 0), result
+    [(branch, tests, example)] = result.cuda_branches
+    line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
+    assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
+    assert example.endswith("test_cuda_skip_musa")
+    assert result.causes == (("RuntimeError: the port's own failure", 1,
+                              "::TestAsCudaPRIVATEUSE1::test_port_failure_musa"),)
+    assert [r for r, _, _ in result.skip_reasons] == ["the shim has no NCCL (rank N)"]
+    doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
+    md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
+    assert "| nn/test_as_cuda.py | 2 | 1 | 1 | 1 | 0 |" in md
+    assert "### nn/test_as_cuda.py: failed tests that branch on CUDA, by that line" in md
+    assert "### nn/test_as_cuda.py: skipped tests by reason" in md

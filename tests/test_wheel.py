@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_wheel_runs_without_the_checkout(tmp_path: Path) -> None:
     dist, target = tmp_path / "dist", tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(dist)],

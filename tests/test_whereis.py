@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURE_TREE, musaport
+from conftest import FIXTURE_TREE, musaport, required_tool
 from musaport.cpp.scope import occurrences
 from musaport.cpp.parser import parse
 from musaport.cpp.symbols import SymbolError, demangle, parse_symbol
@@ -44,8 +44,7 @@ def test_parse_symbol(given: str, scope: tuple[str, ...], name: str, targs: str)
 
 
 def test_demangle_uses_cxxfilt_and_keeps_readable_names() -> None:
-    if shutil.which("c++filt") is None:
-        pytest.skip("needs binutils' c++filt")
+    required_tool("c++filt", "apt-get install -y binutils")
     assert demangle(FAQ) == "void at::musa::cub::exclusive_sum_in_common_type<int, int>(int const*, int*, long)"
     assert demangle("at::native::f(int)") == "at::native::f(int)"
     with pytest.raises(SymbolError, match="not a valid mangled"):

@@ -9,7 +9,6 @@ The comparison is a pure function from two snapshots to findings.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -17,6 +16,7 @@ from typing import Any
 
 from musaport.ops.records import NATIVE_FUNCTIONS, cuda_operators
 from musaport.errors import LoadError
+from musaport.jsonfile import check_shape, read_json
 
 CATEGORIES = {
     "added-files": "files added to the ported set",
@@ -80,15 +80,12 @@ def load_baseline(path: Path) -> Snapshot:
     foreign report fails in one line that names the bad entry, not later in
     the comparison.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise LoadError(f"{path}: not a readable JSON report: {exc}") from None
+    data = read_json(path, what="JSON report")
     if isinstance(data, dict) and "snapshot" in data:
-        _check_shape(data["snapshot"], path, _SHAPE, "snapshot")
+        check_shape(data["snapshot"], path, _SHAPE, "snapshot")
         return Snapshot(**data["snapshot"])
     if isinstance(data, dict) and {"files", "unmapped", "rules"} <= set(data):
-        _check_shape({k: data[k] for k in ("files", "unmapped", "rules")}, path, _REPORT_SHAPE)
+        check_shape({k: data[k] for k in ("files", "unmapped", "rules")}, path, _REPORT_SHAPE)
         snap = Snapshot.from_report(data)
         if not isinstance(snap.source, str):
             raise LoadError(f"{path}: 'source' must be a string")
@@ -112,53 +109,6 @@ _REPORT_SHAPE: dict[str, Any] = {
     "unmapped": [{"name": str, "sites": [str], "*": object}],
     "rules": {"*": {"matches": int, "*": object}},
 }
-
-
-def _check_shape(value: Any, path: Path, shape: Any = None, where: str = "") -> None:
-    """Raise a LoadError naming ``path`` and the entry (``files["a.cu"].out``) that does not fit ``shape``."""
-    shape = _SHAPE if shape is None else shape
-    if isinstance(shape, tuple):
-        problems = []
-        for option in shape:
-            try:
-                _check_shape(value, path, option, where)
-                return
-            except LoadError as exc:
-                problems.append(str(exc))
-        raise LoadError(problems[-1])
-    if isinstance(shape, type):
-        if shape is object or isinstance(value, shape) and not (shape is int and isinstance(value, bool)):
-            return
-        raise LoadError(f"{path}: {where or 'the report'} must be {_NAMES.get(shape, shape.__name__)}, "
-                        f"not {_json_type(value)} ({json.dumps(value)[:40]})")
-    if isinstance(shape, list):
-        if not isinstance(value, list):
-            raise LoadError(f"{path}: {where} must be a list, not {_json_type(value)}")
-        for i, item in enumerate(value):
-            _check_shape(item, path, shape[0], f"{where}[{i}]")
-        return
-    if not isinstance(value, dict):
-        raise LoadError(f"{path}: {where or 'the report'} must be an object, not {_json_type(value)}")
-    fixed = {k.rstrip("?"): v for k, v in shape.items() if k != "*"}
-    for key in shape:
-        if key != "*" and not key.endswith("?") and key not in value:
-            raise LoadError(f"{path}: {where or 'the report'} is missing {key!r}")
-    for key, item in value.items():
-        inner = f"{where}.{key}" if key in fixed and where else key if key in fixed else f"{where}[{json.dumps(key)}]"
-        if key in fixed:
-            _check_shape(item, path, fixed[key], inner)
-        elif "*" in shape:
-            _check_shape(item, path, shape["*"], inner)
-        else:
-            raise LoadError(f"{path}: {where or 'the report'} has an unknown key {key!r}")
-
-
-_NAMES = {str: "a string", int: "a whole number", bool: "true or false", type(None): "null"}
-
-
-def _json_type(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Finding]:

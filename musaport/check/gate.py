@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from musaport.errors import EXIT_FAILED, EXIT_OK, ToolError
 from musaport.ops.generate import OperatorFiles
 from musaport.outdir import FUNCTIONS_YAML, OutDir, write_atomic
 from musaport.port.config import Options, load_config
+from musaport.port.layout import check_out, load_layout
 from musaport.port.run import run
 from musaport.validate.compile.compile import Progress, compile_status
 from musaport.yamlload import load_yaml
@@ -65,15 +67,28 @@ def _validation(out: Path, jobs: int, progress: Progress | None = None) -> dict[
     return compile_status(OutDir(out), jobs, progress=progress)
 
 
+def refuse_out_in_trees(opts: CheckOptions) -> None:
+    """Refuse, before either side is ported, an ``--out`` (whose ``new``/``old`` ports and reports the check
+    writes) inside either tree: the port of NEW would otherwise land in OLD before OLD's own run refused it."""
+    layout = load_layout(opts.layout)
+    for tree in (opts.new, opts.baseline_tree):
+        if tree is not None:
+            check_out(layout, tree, opts.out)
+
+
 def check(opts: CheckOptions) -> tuple[dict, int]:
     """Run the check; return its JSON document and the exit code."""
-    if opts.baseline_report is not None:
-        old = load_baseline(opts.baseline_report)  # first: a bad report fails before the port of NEW
+    refuse_out_in_trees(opts)
+    baseline = load_baseline(opts.baseline_report) if opts.baseline_report is not None else None  # first: a bad
+    with ExitStack() as held:  # report fails before the port of NEW; each port is held from its run to its read
+        for side in ("new",) if baseline is not None else ("new", "old"):
+            held.enter_context(OutDir(opts.out / side).lock())
         new = snapshot_of(opts.new, opts.out / "new", opts)
-    else:
-        new = snapshot_of(opts.new, opts.out / "new", opts)
-        assert opts.baseline_tree is not None
-        old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
+        if baseline is not None:
+            old = baseline
+        else:
+            assert opts.baseline_tree is not None
+            old = snapshot_of(opts.baseline_tree, opts.out / "old", opts)
     findings = compare(old, new)
     doc = to_json(old, new, findings, opts.fail_on)
     for fmt in opts.formats:

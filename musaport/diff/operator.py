@@ -44,9 +44,25 @@ class OpDiff:
 
 
 def default_source(out: OutDir, fallback: Path) -> Path:
-    """The tree OUT was ported from (its report says), else ``fallback``."""
-    source = out.source()
-    return source if source is not None and source.is_dir() else fallback
+    """The tree OUT was ported from (its request, else its report, says), else ``fallback`` when OUT holds
+    no port at all.
+
+    A port whose tree cannot be named (a truncated report and no request) or whose tree is gone is a
+    LoadError: diffing the bundled fixture tree instead would answer a question nobody asked.
+    """
+    from musaport.port.request import Request
+
+    if not out.tree.is_dir() and not out.report_json.exists() and not out.request_file.exists():
+        return fallback
+    out.require_whole()  # a damaged report or a half-moved tree names no tree
+    recorded = Request.load(out) if out.request_file.exists() else None
+    source = recorded.source if recorded is not None else out.source()
+    if source is None:
+        raise LoadError(f"{out.root}: holds a port, but neither its report nor its request names the tree it "
+                        "was made from; give --pytorch-src")
+    if not source.is_dir():
+        raise LoadError(f"{source}: the tree {out.root} was ported from is gone; give --pytorch-src")
+    return source
 
 
 def op_diff(query: str, source: Path, out: OutDir, rules: RuleSet, context: int = 3,

@@ -28,6 +28,7 @@ from musaport.extension.includes import Include, blank, resolve, scan_includes
 from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence,
                                         project_names, project_rename, registry_macros, registry_sites,
                                         registry_use, uses, with_existing)
+from musaport.outdir import TREE
 from musaport.port.layout import Folder, Found, Layout, Skipped, name_problem, printable
 from musaport.resources import parse_vocabulary, vocabulary_file
 from musaport.rewrite.transforms import rename_dirs, systematic
@@ -206,26 +207,33 @@ def _collisions(root: Path, picked: tuple[Picked, ...], files: frozenset[str], c
 
 
 def walk(root: Path, out: Path | None = None, start: str = "") -> Iterator[str | Skipped]:
-    """Root-relative POSIX paths of every file, sorted; pruned folders and odd links as skips."""
-    try:
-        entries = sorted(os.scandir(root / start if start else root), key=lambda e: e.name)
-    except OSError as exc:
-        yield Skipped(start or ".", f"cannot list: {exc.strerror or exc}", warn=True)
-        return
-    out_r = out.resolve() if out is not None else None
-    for entry in entries:
-        rel = f"{start}/{entry.name}" if start else entry.name
+    """Root-relative POSIX paths of every file, sorted; pruned folders and odd links as skips.
+
+    Depth first in name order, with a stack of listings rather than recursion, so a tree
+    thousands of folders deep is walked like any other.
+    """
+    port = _identity(out / TREE) if out is not None else None
+    stack = [_listing(root, start)]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
+        if isinstance(entry, Skipped):
+            yield entry
+            continue
+        rel, entry = entry
         if entry.is_symlink():
             reason = _link_problem(root, Path(entry.path))
             if reason:
                 yield Skipped(rel, reason, warn=True)
                 continue
         if entry.is_dir(follow_symlinks=False):
-            reason = _pruned(entry.name, Path(entry.path), out_r)
+            reason = _pruned(entry, port)
             if reason:
                 yield Skipped(rel + "/", reason)
             else:
-                yield from walk(root, out, rel)
+                stack.append(_listing(root, rel))
         elif entry.is_file():
             problem = name_problem(rel)
             # A name that would break the files the port writes it into (a newline ends a C++ comment, a
@@ -233,10 +241,38 @@ def walk(root: Path, out: Path | None = None, start: str = "") -> Iterator[str |
             yield Skipped(printable(rel), f"file name has {problem} (not ported)", warn=True) if problem else rel
 
 
-def _pruned(name: str, path: Path, out: Path | None) -> str:
-    """Why a folder is not searched ('' when it is)."""
-    if out is not None and path.resolve() == out:
-        return "the --out folder"
+def _listing(root: Path, start: str) -> Iterator[tuple[str, os.DirEntry] | Skipped]:
+    """The entries of one folder in name order, each with its root-relative path (a Skipped when it
+    cannot be listed)."""
+    try:
+        entries = sorted(os.scandir(root / start if start else root), key=lambda e: e.name)
+    except OSError as exc:
+        yield Skipped(start or ".", f"cannot list: {exc.strerror or exc}", warn=True)
+        return
+    for entry in entries:
+        yield (f"{start}/{entry.name}" if start else entry.name), entry
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Device and inode of a folder (None when there is none): what tells the port in ``--out`` apart
+    from a folder of the project, at the cost of one ``stat``."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _pruned(entry: os.DirEntry, port: tuple[int, int] | None) -> str:
+    """Why a folder is not searched ('' when it is).
+
+    The ported tree in ``--out`` is never searched, but the rest of an ``--out`` inside the project is:
+    sources there are the project's (and ``--out`` in their folder is refused, see
+    ``port.layout.check_out``), never hidden from the port.
+    """
+    name = entry.name
+    if port is not None and name == TREE and _identity(Path(entry.path)) == port:
+        return "the ported tree in --out"
     if name.startswith("."):
         return "hidden folder"
     if name in PRUNED or name.endswith(".egg-info"):

@@ -26,6 +26,8 @@ from musaport.port.layout import Layout
 from musaport.port.config import Config, Generated, Options, load_config
 from musaport.rewrite.rules import Rule
 from musaport.rewrite.transforms import rename_dirs
+from musaport.pyport.port import PythonPort, of_discovery, with_python
+from musaport.port.layout import Found
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,13 @@ class ExtensionFiles:
     """The generation step of an extension run: ported build files and the CMake source lists."""
 
     discovery: Discovery
+    # The project's Python (musaport.pyport): how each .py is ported, and which files.
+    python: PythonPort | None = None
+    python_files: tuple[Found, ...] = ()
+
+    def porter(self) -> PythonPort | None:
+        """The per-file port of the project's .py files (the workers call it before the C++ port)."""
+        return self.python
 
     def extra_rules(self) -> list[Rule]:
         """The include rename map of this tree, as rules in include context, then what the project decides
@@ -92,7 +101,11 @@ def extension_config(opts: Options, discovery: Discovery) -> Config:
     roots, each file's includes), so the cache key changes whenever the
     rename map does, and every file is ported again with the new map.
     """
-    config = load_config(opts, discovery.layout())
+    layout = discovery.layout()
+    step = opts.generation
+    if isinstance(step, ExtensionFiles) and step.python is not None:
+        layout = with_python(layout, step.python_files, step.python)
+    config = load_config(opts, layout)
     # A file with a MUSA branch of its own is taken out of the rules that would bypass it; the key already
     # differs (the discovery, and so the layout digest, lists those files).
     return replace(config, rules=guard_existing_musa(config.rules, discovery))
@@ -103,7 +116,8 @@ def extension_options(source: Path, out: Path, packs: tuple[Path, ...], jobs: in
     """Options and config of ``musaport run --src SOURCE``; a bad tree (or a renamed output landing on a
     project file, unless ``collision`` picks which wins) is a LoadError."""
     discovery = discover(source, out, collision)
+    python, python_files = of_discovery(source, discovery)
     # The layout is discovered, not read from a file: ``layout`` names the tree it was discovered in.
     opts = Options(source=source, out=out, layout=source, packs=packs, jobs=jobs,
-                   generation=ExtensionFiles(discovery))
+                   generation=ExtensionFiles(discovery, python, python_files))
     return opts, extension_config(opts, discovery)

@@ -257,6 +257,12 @@ def _batch(source: Path, rels: list[str]) -> list[dict]:
 
 def _load(path: Path) -> dict[str, dict]:
     """The cached facts; a missing, corrupt or older cache is an empty one."""
-    data = jsoncache.load(path, version=SCAN_VERSION)
-    files = data.get("files") if data else None
-    return files if isinstance(files, dict) else {}
+    data = jsoncache.load(path, {"version": object, "files": {"*": {"stamp": [(int, str)], "facts": object}}},
+                          version=SCAN_VERSION)
+    files = data["files"] if data else {}
+    try:  # facts of another shape than FileFacts reads: no cache
+        for rel, entry in files.items():
+            FileFacts.from_json(rel, entry["facts"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return {}
+    return files

@@ -25,6 +25,8 @@ from typing import Any
 
 from musaport import __version__, jsoncache
 from musaport.cpp.structure import Structure
+from musaport.errors import LoadError
+from musaport.jsonfile import check_shape, parse_json
 from musaport.outdir import CACHE_INDEX, CACHE_RESULTS, COMMIT_MARKER, write_atomic
 from musaport.port.file import FileResult, FileStatus, Task, failed
 from musaport.port.layout import Found, Skipped
@@ -105,12 +107,21 @@ class Cache:
             data = path.read_bytes()
             if hashlib.sha256(data).hexdigest() != sha:
                 return False
-            results = json.loads(data)["results"]
+            results = parse_json(data, path, {"key": str, "results": {"*": {"*": object}}})["results"]
             for src, e in pending:
                 e._raw = results[src]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, LoadError, KeyError):
             return False
         return True
+
+
+def fits(value: Any, shape: Any) -> bool:
+    """True when ``value`` has ``shape`` (``jsonfile.check_shape``)."""
+    try:
+        check_shape(value, Path(CACHE_INDEX), shape)
+    except LoadError:
+        return False
+    return True
 
 
 def cache_key(*digests: str) -> str:
@@ -136,6 +147,17 @@ def package_files() -> list[Path]:
     return sorted(_PACKAGE.rglob("*.py"))
 
 
+# The index as :func:`dump` writes it (``jsonfile`` shapes): anything else reads as no cache.
+SUMMARY_SHAPE = {"counts": {**{k: int for k in ("total", "ported", "unchanged", "copied", "failed", "skipped")},
+                            "*": int}, "unmapped_names": int, "unmapped_top": [[(str, int)]], "findings": int,
+                 "warnings": int, "problems": [str], "kept_names?": int,
+                 "python?": ({"*": object}, type(None))}
+INDEX_SHAPE = {"key": str, "digest": str, "summary": ({"*": object}, type(None)), "results_sha256": str,
+               "written_ns": int,
+               "files": {"*": {"size": int, "mtime_ns": int, "out_size": int, "out_mtime_ns": int, "out": str,
+                               "out_hash": str, "src_hash": str}}}
+
+
 def load(path: Path, key: str) -> Cache:
     """The cache written with the same key (its index; the outcomes wait for ``load_results``);
     a missing, corrupt or foreign one is empty.
@@ -146,7 +168,7 @@ def load(path: Path, key: str) -> Cache:
     """
     if path.with_name(COMMIT_MARKER).exists():
         return Cache({})
-    raw = jsoncache.load(path, key=key)
+    raw = jsoncache.load(path, INDEX_SHAPE, key=key)
     if not raw:
         return Cache({})
     try:
@@ -291,9 +313,11 @@ def run_digest(key: str, inputs: str, entries: dict[str, Entry], skipped: list[S
 
 
 def nothing_changed(cached: Cache, work: Plan, digest: str, reports: tuple[Path, ...]) -> bool:
-    """True when every file was reused and the last reports still describe this run."""
+    """True when every file was reused and the last reports still describe this run (and its summary, which
+    the warm run prints, is one)."""
     return (
         bool(cached.summary)
+        and fits(cached.summary, SUMMARY_SHAPE)
         and not work.tasks
         and not work.collisions
         and len(cached.entries) == len(work.reused)

@@ -8,6 +8,7 @@ Small batches run in-process: a pool costs more than it saves there.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from musaport.fstree import make_dirs
 from musaport.children import tied_to_this_process
 from musaport.cpp.parser import decode, encode
 from musaport.port.cmake_headers import render
@@ -33,6 +35,9 @@ _BATCH = 64
 # naming the rule, and the run goes on to fail as a whole (exit 1, the output left as it was).
 FILE_SECONDS_ENV = "MUSAPORT_FILE_SECONDS"
 FILE_SECONDS = 60.0
+# A bound this long or longer (``inf`` among them) is no bound: the CPU timer cannot hold it
+# (``setitimer`` overflows near 1e10 s), and no run lasts 11 days.
+UNBOUNDED_SECONDS = 1e6
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ class Context:
     tree: Path | None = None
     stage: Path | None = None
     observe: Observer | None = None
+    # Ports the files it knows in place of the C++ port (None for the others): an extension's Python.
+    porter: Callable[[Task, bytes], FileResult | None] | None = None
 
 
 _CONTEXT: Context | None = None
@@ -66,6 +73,8 @@ def run_batch(tasks: list[Task]) -> list[FileResult]:
             continue
         if task.copy_only:
             results[task.src] = copy_bytes(data, task.src, task.out)
+        elif _CONTEXT.porter is not None and (other := _port_other(task, data)) is not None:
+            results[task.src] = other
         elif task.values is not None:
             loaded.append((task, encode(render(decode(data), dict(task.values)))))
         else:
@@ -87,7 +96,7 @@ def _staged(result: FileResult) -> FileResult:
         current = None
     if current != result.data:
         path = _CONTEXT.stage / result.out
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         path.write_bytes(result.data)
         staged = True
     return replace(result, data=None, staged=staged)
@@ -116,11 +125,29 @@ def _port_one(task: Task, data: bytes, tokens: Tokens | None) -> FileResult:
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
 
 
-def _file_seconds() -> float:
+def _port_other(task: Task, data: bytes) -> FileResult | None:
+    """The context's porter on one file, bounded and contained like the C++ port."""
+    assert _CONTEXT is not None and _CONTEXT.porter is not None
+    seconds = _file_seconds()
     try:
-        return max(0.1, float(os.environ.get(FILE_SECONDS_ENV, FILE_SECONDS)))
+        with _time_bound(seconds):
+            return _CONTEXT.porter(task, data)
+    except TimeoutError:
+        return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port")
+    except Exception as exc:  # a per-file outcome, not a crash of the run
+        return failed(task.src, task.out, f"internal error while porting: {exc!r}")
+
+
+def _file_seconds() -> float | None:
+    """The bound ``MUSAPORT_FILE_SECONDS`` asks for (at least 0.1 s); None: unbounded (``inf``, or a
+    value no timer can hold); the default for what is not a number (``nan`` included)."""
+    try:
+        seconds = float(os.environ.get(FILE_SECONDS_ENV, FILE_SECONDS))
     except ValueError:
         return FILE_SECONDS
+    if math.isnan(seconds):
+        return FILE_SECONDS
+    return None if seconds >= UNBOUNDED_SECONDS else max(0.1, seconds)
 
 
 def _expired(_signum, _frame) -> None:
@@ -128,7 +155,7 @@ def _expired(_signum, _frame) -> None:
 
 
 @contextmanager
-def _time_bound(seconds: float):
+def _time_bound(seconds: float | None):
     """Raise TimeoutError in this block once it has used ``seconds`` of CPU time.
 
     A profiling timer (SIGPROF) counts this process's CPU time, so a loaded
@@ -136,7 +163,7 @@ def _time_bound(seconds: float):
     signals while it backtracks, so the handler interrupts even one match.
     Two system calls per file; off the main thread (no signals) nothing is bounded.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGPROF, _expired)

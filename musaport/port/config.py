@@ -48,6 +48,9 @@ class GenerationStep(Protocol):
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""
 
+    # Optional: ``porter()`` → a callable ``(Task, bytes) -> FileResult | None`` that ports the files it
+    # knows (an extension's .py files, ``pyport.port.PythonPort``) in the workers; None: the C++ port.
+
     def files(self, source: Path, results: list[FileResult], out: OutDir, config: "Config") -> Generated:
         """Every generated file; an output it cannot make is a problem, which fails the run (exit 1).
         ``config``: the run's layout, compiled rules and vocabulary, so generated sources are ported

@@ -144,9 +144,12 @@ def port_bytes(
     generation step's observer, given the parse of the source so it need not parse it again)."""
     digest = sha256(data)
     warnings = _encoding_warnings(data)
+    bom = data.startswith(BOM)
+    if bom:  # ported without its mark (lexed again alone), which goes back in front of everything
+        data, tokens = data[len(BOM):], None
     text = decode(data)
-    if text.removeprefix(BOM).startswith(PROVENANCE):
-        return FileResult(src, out, FileStatus.COPIED, digest, digest, warnings=warnings, data=data)
+    if text.startswith(PROVENANCE):
+        return FileResult(src, out, FileStatus.COPIED, digest, digest, warnings=warnings, data=BOM * bom + data)
     parsed = parse(data, tokens)
     code = masked(parsed.text, parsed.spans, CODE_ONLY)
     facts = structure(parsed, code)
@@ -155,20 +158,17 @@ def port_bytes(
     unmapped, kept_here = scan_cuda_names(Parsed(result.text, result.spans), vocabulary,
                                           result.views.get(CODE_ONLY))
     if result.text == text:
-        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts, data,
-                          observed=observed, kept=kept_here)
-    new = encode(_with_provenance(provenance(src, digest, text), result.text))
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts,
+                          BOM * bom + data, observed=observed, kept=kept_here)
+    new = BOM * bom + encode(provenance(src, digest, text) + result.text)
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
                       observed=observed, kept=kept_here)
 
 
-BOM = "\ufeff"
-
-
-def _with_provenance(line: str, text: str) -> str:
-    """The provenance line in front of the ported text, after a byte-order mark: a mark anywhere but at the
-    start is a stray character that clang and g++ reject."""
-    return BOM + line + text[1:] if text.startswith(BOM) else line + text
+# A UTF-8 byte-order mark. A source that starts with one is ported without it and its port starts with
+# it, before the provenance line and anything a rule inserts at the start: clang and g++ take the mark
+# only as a file's first bytes, and a rule's ``^#include`` must see the line as it is.
+BOM = b"\xef\xbb\xbf"
 
 
 def provenance(src: str, digest: str, text: str) -> str:

@@ -260,19 +260,24 @@ def check_tree(layout: Layout, root: Path) -> None:
 
 
 def check_out(layout: Layout, root: Path, out: Path) -> None:
-    """Refuse an output folder that would land inside the ported sources (or, for a PyTorch tree, anywhere in it)."""
+    """Refuse an output folder that would land inside the ported sources (or, for a PyTorch tree, anywhere in it),
+    or that holds ported sources (its state and reports would land among them)."""
     out_r, root_r = out.resolve(), root.resolve()
     if out_r == root_r or root_r.is_relative_to(out_r):
         raise LoadError(f"{out}: --out must not be the source tree or contain it")
-    for folder in layout.folders:
-        ported = (root_r / folder.path).resolve()
-        if out_r == ported or out_r.is_relative_to(ported):
+    ported = [((root_r / folder.path).resolve(), folder) for folder in layout.folders]
+    for path, folder in ported:
+        if out_r == path or out_r.is_relative_to(path):
             raise LoadError(f"{out}: --out is inside the ported source folder {folder.path} ({folder.where})")
     # An extension project builds inside itself (``build/``, skipped by its discovery); a PyTorch
     # tree is never written: an --out anywhere in it (``--out pytorch/aten``) is refused.
     if layout.selected is None and out_r.is_relative_to(root_r):
         raise LoadError(f"{out}: --out is inside the source tree {root}, which a run never writes; "
                         "give a folder outside it")
+    for path, folder in ported:
+        if path.is_relative_to(out_r):
+            raise LoadError(f"{out}: --out holds the ported source folder {folder.path} ({folder.where}); "
+                            "give a folder that holds no sources")
 
 
 def discover(layout: Layout, root: Path) -> Iterator[Found | Skipped]:
@@ -335,24 +340,28 @@ def _walk(root: str, start: str, recursive: bool) -> Iterator[tuple[str, os.DirE
 
     The entry carries the file's type from the directory listing, so telling
     files, folders and symlinks apart costs no system call.  A folder that
-    cannot be listed comes out as a failed ``Found`` naming it.
+    cannot be listed comes out as a failed ``Found`` naming it.  Depth first,
+    a folder's files before its subfolders, with a stack rather than recursion:
+    a tree thousands of folders deep is walked like any other.
     """
-    try:
-        with os.scandir(f"{root}/{start}") as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        yield start, Found(start, "", False, error=f"cannot read folder: {exc.strerror or exc}")
-        return
-    dirs = []
-    for entry in entries:
-        rel = f"{start}/{entry.name}"
-        if entry.is_dir(follow_symlinks=False):
-            dirs.append(rel)
-        else:
-            yield rel, entry
-    if recursive:
-        for rel in dirs:
-            yield from _walk(root, rel, True)
+    pending = [start]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(f"{root}/{folder}") as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            yield folder, Found(folder, "", False, error=f"cannot read folder: {exc.strerror or exc}")
+            continue
+        dirs = []
+        for entry in entries:
+            rel = f"{folder}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                dirs.append(rel)
+            else:
+                yield rel, entry
+        if recursive:
+            pending.extend(reversed(dirs))
 
 
 class _Matchers:

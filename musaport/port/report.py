@@ -55,6 +55,7 @@ class Report:
             "findings": len(self.findings()),
             "warnings": len(self.warnings()),
             "problems": list(self.problems),
+            "python": self.python(),
         }
 
     def add(self, result: FileResult) -> None:
@@ -138,6 +139,20 @@ class Report:
         out.extend(f"{printable(rel)}: in the output tree but not written by musaport (kept)" for rel in self.kept)
         return out
 
+    def python(self) -> dict[str, int] | None:
+        """The project's own Python in a ``run --src`` port (every ``.py`` but its ``setup.py`` build files,
+        see ``musaport.pyport``): files per outcome, rewrites, findings, files copied unparsed; None when
+        the run has none."""
+        mine = [r for r in self.results if r.src.endswith(".py") and r.src.rpartition("/")[2] != "setup.py"]
+        if not mine:
+            return None
+        c = Counter(r.status for r in mine)
+        return {"files": len(mine)} | {s.value: c.get(s, 0) for s in FileStatus} | {
+            "rewrites": sum(sum(r.fired.values()) for r in mine),
+            "findings": sum(len(r.findings) for r in mine),
+            "not_parsed": sum(1 for r in mine if any(w.endswith("(not ported)") for w in r.warnings)),
+        }
+
     def to_json(self) -> dict:
         unmapped = self.unmapped()
         files = {
@@ -154,6 +169,7 @@ class Report:
             "tool": f"musaport {__version__}",
             "source": self.source,
             "summary": self.counts(),
+            **({"python": py} if (py := self.python()) is not None else {}),
             "rules": self.rule_totals(),
             "unmapped": unmapped,
             "unmapped_families": self.families(unmapped),

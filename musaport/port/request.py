@@ -24,13 +24,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from musaport.errors import LoadError
-from musaport.outdir import OutDir, write_atomic
+from musaport.jsonfile import read_json
+from musaport.outdir import OutDir
 
 if TYPE_CHECKING:
     from musaport.port.layout import Layout
     from musaport.rewrite.rules import RuleSet
 
 FORMAT = 1
+
+
+# The request as ``Request.to_json`` writes it (``jsonfile`` shape).
+REQUEST_SHAPE = {"format": int, "source": str, "layout": str, "packs": [str], "generation": str, "discovered": bool}
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ class Request:
         return cls(source, layout, tuple(packs), text, layout == source)
 
     # -- the value on disk ------------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # REQUEST_SHAPE
         return {"format": FORMAT, "source": str(self.source), "layout": str(self.layout),
                 "packs": [str(p) for p in self.packs], "generation": self.generation,
                 "discovered": self.discovered}
@@ -74,21 +79,19 @@ class Request:
                    str(data["generation"]), bool(data["discovered"]))
 
     def save(self, out: OutDir) -> None:
-        write_atomic(out.request_file, (json.dumps(self.to_json(), indent=1) + "\n").encode())
+        out.write(out.request_file, (json.dumps(self.to_json(), indent=1) + "\n").encode())
 
     @classmethod
     def load(cls, out: OutDir) -> "Request | None":
         """The request of the port in ``out``: None when no run recorded one (a port of an older
         musaport), a LoadError naming the file when it is damaged."""
         path = out.request_file
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except OSError as exc:
-            raise LoadError(f"{path}: cannot read the run's request: {exc.strerror or exc}") from None
         try:
-            return cls.from_json(json.loads(raw))
+            return cls.from_json(read_json(path, REQUEST_SHAPE, "run's request"))
+        except LoadError as exc:
+            raise LoadError(f"{exc}; run 'musaport run' again") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise LoadError(f"{path}: not a request written by musaport ({exc}); run 'musaport run' again") from None
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from musaport.errors import LoadError
-from musaport.outdir import OutDir, write_atomic
+from musaport.fstree import walk
+from musaport.outdir import OutDir
 from musaport.port import cache
 from musaport.port.concurrency import Context, port_all
 from musaport.port.config import Config, Generated, Options
@@ -61,7 +62,7 @@ def work_on(opts: Options, config: Config, out: OutDir, found: Survey, progress:
         opts.generation.prepare(opts.source, out)
     if on_plan:
         on_plan(len(work.tasks))
-    stage = Stage(out.tree, out.state)
+    stage = Stage(out)
     stage.sweep()
     fresh = _port(opts, rules, config.vocabulary, work, stage, progress)
     timer.lap("port")
@@ -85,7 +86,9 @@ def _port(opts: Options, rules: RuleSet, vocabulary: frozenset[str], work: cache
     if not work.tasks:
         return []
     observe = opts.generation.observer() if opts.generation else None
-    context = Context(rules, vocabulary, stage.out, stage.root, observe)
+    # A generation step may port some files itself (an extension's Python): see GenerationStep.porter.
+    porter = getattr(opts.generation, "porter", None)
+    context = Context(rules, vocabulary, stage.out, stage.root, observe, porter() if porter else None)
     try:
         return port_all(work.tasks, context, opts.jobs, progress)
     except BaseException:
@@ -134,7 +137,7 @@ def _commit(opts: Options, config: Config, out: OutDir, work: cache.Plan, fresh:
     report.written, report.removed, report.removed_files = len(stage.files), len(removed), removed
     stage.refuse_escapes()
     stage.record_outputs(owned | wanted)  # a kill mid-commit still knows everything it may have written
-    write_atomic(out.commit_marker, b"")
+    out.begin_commit()
     stage.commit()
     opts.request().save(out)  # what later commands read the run's rules and layout from
     entries = dict(work.reused)
@@ -184,7 +187,7 @@ def _holds(path: Path, data: bytes) -> bool:
 def _existing(tree: Path) -> list[str]:
     """Every file currently in the output tree, as tree-relative POSIX paths."""
     out = []
-    for folder, _, files in os.walk(tree):
+    for folder, _, files in walk(tree):
         rel = Path(folder).relative_to(tree).as_posix()
         out.extend(name if rel == "." else f"{rel}/{name}" for name in files)
     return out
@@ -192,8 +195,8 @@ def _existing(tree: Path) -> list[str]:
 
 def _write_reports(out: OutDir, report: Report) -> None:
     """Write the reports; after a commit they are its last step, so the marker goes then."""
-    write_atomic(out.report_json, report.render_json().encode())
-    write_atomic(out.report_md, report.render_markdown().encode())
+    out.write(out.report_json, report.render_json().encode())
+    out.write(out.report_md, report.render_markdown().encode())
     out.record_reports()
     if not report.failed:
-        out.commit_marker.unlink(missing_ok=True)
+        out.end_commit()

@@ -21,7 +21,7 @@ from dataclasses import asdict
 
 from musaport import __version__
 from musaport.jsoncache import stamp
-from musaport.outdir import CONFIG_SNAPSHOT, OutDir, write_atomic
+from musaport.outdir import CONFIG_SNAPSHOT, OutDir
 from musaport.port.cache import package_files
 from musaport.port.config import Config, Options
 from musaport.port.layout import Configured, Folder, Layout, OperatorFolders
@@ -38,7 +38,8 @@ def save(opts: Options, config: Config) -> None:
         return  # a FIFO or <(...): its stat says nothing about what the next run will read from it
     data = {"format": FORMAT, "version": __version__, "request": request(opts),
             "files": _stats(_inputs(opts, config)), "key": config.key, "layout": asdict(config.layout)}
-    write_atomic(OutDir(opts.out).state_file(SNAPSHOT_NAME), json.dumps(data).encode())
+    out = OutDir(opts.out)
+    out.write(out.state_file(SNAPSHOT_NAME), json.dumps(data).encode())
 
 
 def load(opts: Options) -> tuple[str, Layout] | None:

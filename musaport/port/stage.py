@@ -11,21 +11,22 @@ are not touched, so their mtimes stay and a build recompiles nothing.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from musaport import jsoncache
 from musaport.errors import LoadError
-from musaport.outdir import OUTPUTS_MANIFEST, STAGING_PREFIX
+from musaport.fstree import make_dirs, remove_tree
+from musaport.outdir import OUTPUTS_MANIFEST, STAGING_PREFIX, OutDir
 
 
 class Stage:
     """A staging folder for one run's new files."""
 
-    def __init__(self, dest: Path, state: Path) -> None:
-        self.out = dest
-        self.state = state
-        self.root = state / f"{STAGING_PREFIX}{os.getpid()}"
+    def __init__(self, out: OutDir) -> None:
+        self.dir = out
+        self.out = out.tree
+        self.state = out.state
+        self.root = out.staging(os.getpid())
         self.files: dict[str, Path] = {}
         self.removals: set[str] = set()
 
@@ -33,14 +34,14 @@ class Stage:
         """Remove staging folders left by interrupted runs."""
         if self.state.is_dir():
             for old in self.state.glob(f"{STAGING_PREFIX}*"):
-                shutil.rmtree(old, ignore_errors=True)
+                remove_tree(old)
 
     def put(self, rel: str, data: bytes) -> None:
         """Stage ``data`` to land at ``out/rel``; a second put for ``rel`` is a bug."""
         if rel in self.files:
             raise ValueError(f"two outputs for {rel}")
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         path.write_bytes(data)
         self.files[rel] = path
 
@@ -54,34 +55,36 @@ class Stage:
         self.removals.add(rel)
 
     def refuse_escapes(self) -> None:
-        """A LoadError, with nothing changed, when an output would land outside the tree.
+        """A LoadError, with nothing changed, when an output would land outside ``--out``.
 
         Discovery keeps output paths relative and free of ``..``; what is left
-        is a symlinked folder inside the output tree, which a rename follows.
+        is a symbolic link on the way (the tree itself, or a folder in it),
+        which a rename follows: every folder a rename or removal goes to passes
+        ``OutDir.guard``.
         """
-        tree = self.out.resolve()
         folders = {rel.rpartition("/")[0] for rel in set(self.files) | self.removals}
         for folder in sorted(folders):
-            if not (self.out / folder).resolve().is_relative_to(tree):
+            try:
+                self.dir.guard(self.out / folder if folder else self.out)
+            except LoadError:
                 self.discard()
-                raise LoadError(f"{self.out / folder}: outputs would land outside {self.out} (a symlinked "
-                                "folder in the output tree?); nothing was changed")
+                raise
 
     def recorded_outputs(self) -> set[str] | None:
         """The tree paths the tool wrote, as last recorded (None: no record)."""
-        doc = jsoncache.load(self.state / OUTPUTS_MANIFEST)
+        doc = jsoncache.load(self.dir.state_file(OUTPUTS_MANIFEST))
         outputs = doc.get("outputs") if doc else None
         return set(outputs) if isinstance(outputs, list) else None
 
     def record_outputs(self, outputs: set[str]) -> None:
         """Remember which tree paths are the tool's, so only those are ever removed."""
-        jsoncache.dump(self.state / OUTPUTS_MANIFEST, {"outputs": sorted(outputs)})
+        jsoncache.dump(self.dir.state_file(OUTPUTS_MANIFEST), {"outputs": sorted(outputs)})
 
     def commit(self) -> None:
         """Move staged files into place (each an atomic rename) and delete removals."""
         for rel in sorted(self.files):
             dest = self.out / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(dest.parent)
             os.replace(self.files[rel], dest)
         for rel in sorted(self.removals - set(self.files)):
             path = self.out / rel
@@ -91,7 +94,7 @@ class Stage:
         self.discard()
 
     def discard(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
 
 
 def _prune_empty(folder: Path, stop: Path) -> None:

@@ -51,4 +51,6 @@ def unchanged(opts: Options, config: Config, found: Survey, out: OutDir) -> Repo
     if not cache.nothing_changed(found.cached, work, digest(opts, config, work.reused, found.skipped),
                                  out.reports()):  # the digest only when it can matter
         return None
+    if not out.reports_intact():  # a truncated report is written again
+        return None
     return Report.from_summary(str(opts.source), found.cached.summary, reused=len(work.reused))

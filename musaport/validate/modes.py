@@ -208,26 +208,35 @@ class OpinfoMode(Mode):
         Option(("--pytorch-tests",), "--opinfo: also run PyTorch's device-generic test files (test_ops.py, ...) "
                "on the device."),
         Option(("--test-files", "test_files"), "--opinfo --pytorch-tests: the files of the tree's test/ folder "
-               "to run (default: test_ops.py and the eight device-generic files the README lists).", kind="text",
+               "to run, or a named list: 'core' (the 30 core files the README lists), 'default' (test_ops.py and "
+               "the eight device-generic files; what runs without this option).", kind="text",
                multiple=True, metavar="FILE[,FILE...]"),
         Option(("--test-timeout",), "--opinfo --pytorch-tests: stop a test file after this many seconds; "
                "running the command again goes on where it stopped (default: none, each file runs to its "
                "end; a single test stops after 300 s).", kind="text", metavar="SECONDS"),
+        Option(("--shard",), "--opinfo: run shard I of N (1-based): a hash-chosen Nth of the OpInfo entries and, "
+               "with --pytorch-tests, of the test files balanced by the previous run's times (files over 600 s "
+               "split), as PyTorch's CI shards; merge the N reports with --merge-reports.", kind="text",
+               metavar="I/N"),
+        Option(("--shard-timings", "shard_timings"), "--opinfo --shard: the validate_opinfo_report.json whose file times "
+               "balance the shards (default: the one in --out, if any).", kind="path", metavar="FILE"),
     )
-    owns = ("ops", "pytorch_tests", "test_files", "test_timeout")
+    owns = ("ops", "pytorch_tests", "test_files", "test_timeout", "shard", "shard_timings")
     owns_why = "--backend picks its samples with --samples"
     takes_patterns = False
     no_patterns_why = "select OpInfo entries with --ops"
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate.opinfo.tests import FILE_TIMEOUT, TEST_FILES
+        from musaport.validate.opinfo.tests import FILE_TIMEOUT, TEST_FILES, expand_file_lists
 
         out, o = request.out, request.options
         timeout = _seconds(o.get("test_timeout"), FILE_TIMEOUT)
         for given in ("test_timeout", "test_files"):
             if o.get(given) and not o.get("pytorch_tests"):
                 raise LoadError(f"--{given.replace('_', '-')} goes with --pytorch-tests")
-        test_files = tuple(n.strip() for item in o.get("test_files") or () for n in item.split(",") if n.strip())
+        given_files = tuple(n.strip() for item in o.get("test_files") or () for n in item.split(",") if n.strip())
+        test_files = expand_file_lists(given_files)
+        shard, timings = _shard(out, o)
         out.require_port()
 
         from rich.console import Console
@@ -252,24 +261,112 @@ class OpinfoMode(Mode):
             raise ToolError(str(exc)) from None
         command = ("musaport validate --opinfo --out OUT" + (f" --ops {','.join(names)}" if names else "")
                    + (" --pytorch-tests" if o.get("pytorch_tests") else "")
-                   + (f" --test-files {','.join(test_files)}" if test_files else ""))
+                   + (f" --test-files {','.join(given_files)}" if given_files else "")
+                   + (f" --shard {shard[0] + 1}/{shard[1]}" if shard else ""))
         err = Console(stderr=True)
         with progress_display(err, request.log) as progress:
             outcome = validate_opinfo(
                 out, env.python, lambda ops: from_device_build(build_device(out, ops, request.jobs, request.log)),
                 names, request.jobs, bool(o.get("pytorch_tests")), test_files=test_files or TEST_FILES,
                 file_timeout=timeout, progress=progress,
-                log=request.log, command=command)
+                log=request.log, command=command, shard=shard, timings=timings)
         summary(outcome.doc, request.console or Console())
         s, files = outcome.doc["summary"], outcome.doc["test_files"]
         ok_files = sum(1 for f in files.values() if f.get("ran", True) and not f.get("failed")
-                       and not f.get("errors") and not f.get("timeout"))
+                       and not f.get("cuda_branch") and not f.get("errors") and not f.get("timeout"))
         passed, total = s["pass"] + ok_files, sum(s[k] for k in RUN) + len(files)
         line = (f"{s['pass']} of {s['ran']} OpInfo entries that ran pass on musa with torch {outcome.doc['torch_version']}"
                 + (f"; test files without a failure: {ok_files} of {len(files)}" if files else "")
                 + f"; report: {outcome.md_path}")
         # The same rule as opinfo.verdict.exit_code: every entry that ran passed, every file ran clean.
         return Result(passed, total, line, outcome.json_path, empty_fails=True)
+
+
+def _shard(out: OutDir, o: dict[str, Any]) -> tuple[tuple[int, int] | None, dict[str, float]]:
+    """``--shard`` as (index, count) (None: not given) and the file times that balance it."""
+    import json
+
+    from musaport.outdir import VALIDATE_OPINFO_JSON
+    from musaport.validate.opinfo.shards import file_seconds, parse_shard
+
+    if o.get("shard_timings") and not o.get("shard"):
+        raise LoadError("--shard-timings goes with --shard")
+    if not o.get("shard"):
+        return None, {}
+    shard = parse_shard(o["shard"])
+    given = o.get("shard_timings")
+    path = Path(given) if given else out.top(VALIDATE_OPINFO_JSON)
+    if not path.is_file():
+        if given:
+            raise LoadError(f"{path}: no such file (--shard-timings)")
+        return shard, {}
+    try:
+        return shard, file_seconds(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, AttributeError) as exc:
+        raise LoadError(f"{path}: not a validate_opinfo_report.json report ({exc})") from None
+
+
+class MergeReportsMode(Mode):
+    """``--merge-reports``: the reports of ``--opinfo --shard I/N`` runs (one per machine) as one report."""
+
+    name = "merge-reports"
+    help = ("Merge the validate_opinfo_report.json reports of 'validate --opinfo --shard I/N' runs (PATTERNS: their "
+            "--out folders or report files) into one report in --out.")
+    no_patterns_why = ""
+
+    @property
+    def command(self) -> str:
+        return ""  # reads JSON and writes it: nothing for musaport doctor to check
+
+    def run(self, request: Invocation) -> Result:
+        import json
+
+        from musaport.outdir import VALIDATE_OPINFO_JSON, VALIDATE_OPINFO_MD, write_atomic
+        from musaport.validate.opinfo.report import render_markdown
+        from musaport.validate.opinfo.shards import merge
+        from musaport.validate.opinfo.verdict import RUN
+
+        if not request.patterns:
+            raise LoadError("--merge-reports: give the shards' --out folders (or their validate_opinfo_report.json)")
+        docs, seen = [], {}
+        for given in request.patterns:
+            path = Path(given)
+            path = path / VALIDATE_OPINFO_JSON if path.is_dir() else path
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except OSError:
+                raise LoadError(f"{path}: no such report (run 'musaport validate --opinfo --shard I/N' there)") from None
+            except ValueError as exc:
+                raise LoadError(f"{path}: not a validate_opinfo_report.json report ({exc})") from None
+            if not isinstance(doc, dict) or "ops" not in doc:
+                raise LoadError(f"{path}: not a validate_opinfo_report.json report")
+            shard = str((doc.get("figures") or {}).get("shard", ""))
+            if not shard:
+                raise LoadError(f"{path}: not the report of a --shard run")
+            if shard in seen:
+                raise LoadError(f"{path}: shard {shard} is also {seen[shard]}")
+            seen[shard] = path
+            docs.append(doc)
+        counts = {s.split("/")[1] for s in seen}
+        count = int(next(iter(counts)))
+        missing = [f"{i}/{count}" for i in range(1, count + 1) if f"{i}/{count}" not in seen]
+        if len(counts) > 1 or missing:
+            raise LoadError("--merge-reports: the shards do not make one run: "
+                            + (f"missing {', '.join(missing)}" if missing else f"shards of {' and '.join(sorted(counts))}"))
+        merged = merge(docs)
+        request.out.root.mkdir(parents=True, exist_ok=True)
+        json_path, md_path = request.out.top(VALIDATE_OPINFO_JSON), request.out.top(VALIDATE_OPINFO_MD)
+        write_atomic(json_path, (json.dumps(merged, indent=2) + "\n").encode())
+        command = "musaport validate --merge-reports --out OUT " + " ".join(str(p) for p in request.patterns)
+        write_atomic(md_path, render_markdown(merged, command).encode())
+        s, files = merged["summary"], merged["test_files"]
+        ok_files = sum(1 for f in files.values() if f.get("ran", True) and not f.get("failed")
+                       and not f.get("errors") and not f.get("timeout"))
+        passed, total = s["pass"] + ok_files, sum(s[k] for k in RUN) + len(files)
+        line = (f"{count} shards merged: {s['pass']} of {s['ran']} OpInfo entries that ran pass"
+                + (f"; test files without a failure: {ok_files} of {len(files)}" if files else "")
+                + f"; report: {md_path}")
+        return Result(passed, total, line, json_path, empty_fails=True)
 
 
 def _seconds(text: Any, default: float | None) -> float | None:
@@ -284,7 +381,7 @@ def _seconds(text: Any, default: float | None) -> float | None:
     return value
 
 
-MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode())
+MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode(), MergeReportsMode())
 
 
 def renamed(options: dict[str, Any]) -> list[tuple[str, str]]:
@@ -302,7 +399,7 @@ def renamed(options: dict[str, Any]) -> list[tuple[str, str]]:
 def choose(flags: dict[str, bool], options: dict[str, Any], patterns: tuple[str, ...]) -> Mode:
     """The one mode the flags name; a LoadError when there is not exactly one, or an option or pattern
     goes with another mode."""
-    chosen = [m for m in MODES if flags.get(m.name)]
+    chosen = [m for m in MODES if flags.get(m.name.replace("-", "_"))]
     if len(chosen) != 1:
         names = [m.flag for m in MODES]
         raise LoadError(f"give exactly one of {', '.join(names[:-1])} or {names[-1]}")

@@ -20,6 +20,7 @@ from musaport.cpp.scope import CLASS, DECLARATION, DEFINITION, INSTANTIATION, Oc
 from musaport.cpp.symbols import ANONYMOUS, Symbol
 from musaport.cpp.tokens import lex_many
 from musaport.ops.emit_cmake import cmake_variables
+from musaport.fstree import walk
 from musaport.outdir import CMAKE_FILE, OutDir
 
 VARIABLE_BY_SUFFIX = {".mu": "MUSAPORT_MU_SOURCES", ".cpp": "MUSAPORT_CPP_SOURCES"}
@@ -79,7 +80,7 @@ def needles(symbol: Symbol) -> tuple[bytes, ...]:
 def candidate_files(root: Path, words: tuple[bytes, ...], suffixes: tuple[str, ...] = _SEARCHED) -> dict[str, bytes]:
     """Tree-relative paths and bytes of the files whose bytes contain every word."""
     found = {}
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for fname in sorted(files):
             if fname.endswith(suffixes):

@@ -1,12 +1,18 @@
 // musaport shim: muBLAS (column-major, like the reference BLAS) for the CPU
-// runtime.  Handles carry a stream and modes; every routine runs one loop
-// nest on the host, products accumulated in double (std::complex<double> for
-// complex types) and rounded once to the output type: exactly what a
-// correctness check against the CPU needs, and no faster than that.
+// runtime.  Handles carry a stream and modes.  A product whose operands, C and
+// D all have one type of float, double or their complex types runs on the
+// BLAS the program links (sgemm_ ... zgemm_: the torch wheel's libtorch_cpu.so
+// in the device build, the BLAS torch's CPU backend itself calls); every other
+// routine, and every product when no BLAS is linked, runs one loop nest on the
+// host, products accumulated in double (std::complex<double> for complex
+// types) and rounded once to the output type.
 #pragma once
 
+#include <climits>
 #include <complex>
+#include <cstring>
 #include <stddef.h>
+#include <type_traits>
 
 #include "library_types.h"
 #include "muComplex.h"
@@ -203,6 +209,92 @@ struct Epilogue {
   }
 };
 
+// The Fortran ?gemm_ of the BLAS the program links, under names of the shim's own (asm labels), so a
+// translation unit that declares sgemm_ its own way still compiles.  Weak: a program that links no BLAS
+// (run mode's fixture kernels) gets null pointers and keeps the loop nest.
+extern "C" {
+void musaport_blas_sgemm(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                         const int*, const float*, const int*, const float*, float*, const int*)
+    __asm__("sgemm_") __attribute__((weak));
+void musaport_blas_dgemm(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                         const int*, const double*, const int*, const double*, double*, const int*)
+    __asm__("dgemm_") __attribute__((weak));
+void musaport_blas_cgemm(const char*, const char*, const int*, const int*, const int*, const std::complex<float>*,
+                         const std::complex<float>*, const int*, const std::complex<float>*, const int*,
+                         const std::complex<float>*, std::complex<float>*, const int*)
+    __asm__("cgemm_") __attribute__((weak));
+void musaport_blas_zgemm(const char*, const char*, const int*, const int*, const int*, const std::complex<double>*,
+                         const std::complex<double>*, const int*, const std::complex<double>*, const int*,
+                         const std::complex<double>*, std::complex<double>*, const int*)
+    __asm__("zgemm_") __attribute__((weak));
+}
+
+// The BLAS routine for one element type (null: none linked, or a type BLAS has no routine for).
+template <class T>
+using GemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*,
+                        const T*, const int*, const T*, T*, const int*);
+template <class T>
+inline GemmFn<T> linked_gemm();
+template <>
+inline GemmFn<float> linked_gemm<float>() { return &musaport_blas_sgemm; }
+template <>
+inline GemmFn<double> linked_gemm<double>() { return &musaport_blas_dgemm; }
+template <>
+inline GemmFn<std::complex<float>> linked_gemm<std::complex<float>>() { return &musaport_blas_cgemm; }
+template <>
+inline GemmFn<std::complex<double>> linked_gemm<std::complex<double>>() { return &musaport_blas_zgemm; }
+
+inline bool fits_int(long long v) { return v >= 0 && v <= INT_MAX; }
+
+// D = alpha op(A) op(B) + beta C by the linked BLAS, when there is one and the arguments are what it
+// accepts (leading dimensions BLAS would reject go to the loop nest, which reads them as given).  C is
+// copied to D first when they differ.  Returns false when it did nothing.
+template <class T>
+inline bool blas_gemm(long long m, long long n, long long k, scalar alpha, const Operand& a, const Operand& b,
+                      scalar beta, const void* c, long long ldc, void* d, long long ldd) {
+  const GemmFn<T> fn = linked_gemm<T>();
+  if (fn == nullptr || a.inc != 1 || b.inc != 1) return false;
+  const long long a_rows = a.op == MUBLAS_OP_N ? m : k, b_rows = b.op == MUBLAS_OP_N ? k : n;
+  if (!fits_int(m) || !fits_int(n) || !fits_int(k) || !fits_int(a.ld) || !fits_int(b.ld) || !fits_int(ldd) ||
+      a.ld < (a_rows > 1 ? a_rows : 1) || b.ld < (b_rows > 1 ? b_rows : 1) || ldd < (m > 1 ? m : 1))
+    return false;
+  const bool accumulate = beta != 0.0;
+  if (accumulate && c != d) {
+    if (ldc < m) return false;
+    for (long long j = 0; j < n; ++j)
+      std::memmove(static_cast<T*>(d) + j * ldd, static_cast<const T*>(c) + j * ldc, sizeof(T) * m);
+  }
+  const char op_char[] = {'N', 'T', 'C'};
+  const char ta = op_char[a.op], tb = op_char[b.op];
+  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld), ld = static_cast<int>(ldd);
+  T al, be;
+  if constexpr (std::is_floating_point_v<T>) {
+    al = static_cast<T>(alpha.real());
+    be = static_cast<T>(beta.real());
+  } else {
+    al = T(alpha);
+    be = T(beta);
+  }
+  fn(&ta, &tb, &im, &in, &ik, &al, static_cast<const T*>(a.p), &lda, static_cast<const T*>(b.p), &ldb, &be,
+     static_cast<T*>(d), &ld);
+  return true;
+}
+
+// The linked BLAS for a product whose operands, C and D share one type it has a routine for.
+inline bool gemm_by_blas(long long m, long long n, long long k, scalar alpha, const Operand& a, const Operand& b,
+                         scalar beta, const void* c, musaDataType c_type, long long ldc, void* d,
+                         musaDataType d_type, long long ldd) {
+  if (a.type != b.type || a.type != c_type || a.type != d_type) return false;
+  switch (a.type) {
+    case MUSA_R_32F: return blas_gemm<float>(m, n, k, alpha, a, b, beta, c, ldc, d, ldd);
+    case MUSA_R_64F: return blas_gemm<double>(m, n, k, alpha, a, b, beta, c, ldc, d, ldd);
+    case MUSA_C_32F: return blas_gemm<std::complex<float>>(m, n, k, alpha, a, b, beta, c, ldc, d, ldd);
+    case MUSA_C_64F: return blas_gemm<std::complex<double>>(m, n, k, alpha, a, b, beta, c, ldc, d, ldd);
+    default: return false;
+  }
+}
+
 // D = epilogue(alpha op(A) op(B) + beta C); op(A) is m x k, op(B) is k x n, C and D are m x n.
 // beta == 0 ignores C, which may hold garbage (NaN included), as BLAS specifies.
 inline mublasStatus_t gemm(long long m, long long n, long long k, scalar alpha, const Operand& a, const Operand& b,
@@ -211,6 +303,13 @@ inline mublasStatus_t gemm(long long m, long long n, long long k, scalar alpha, 
   if (m < 0 || n < 0 || k < 0) return MUBLAS_STATUS_INVALID_VALUE;
   if (!supported(a.type) || !supported(b.type) || !supported(c_type) || !supported(d_type))
     return MUBLAS_STATUS_NOT_SUPPORTED;
+  if (m == 0 || n == 0) return MUBLAS_STATUS_SUCCESS;
+  if (gemm_by_blas(m, n, k, alpha, a, b, beta, c, c_type, ldc, d, d_type, ldd)) {
+    if (epilogue != nullptr && (epilogue->bias != nullptr || epilogue->relu || epilogue->gelu))
+      for (long long j = 0; j < n; ++j)
+        for (long long i = 0; i < m; ++i) store(d, d_type, i + j * ldd, epilogue->apply(load(d, d_type, i + j * ldd), i));
+    return MUBLAS_STATUS_SUCCESS;
+  }
   for (long long j = 0; j < n; ++j) {
     for (long long i = 0; i < m; ++i) {
       scalar sum = 0.0;

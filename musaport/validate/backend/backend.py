@@ -43,7 +43,7 @@ from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
-from musaport.resources import render_template, shim_include, shim_third_party
+from musaport.resources import data_dir, render_template, shim_include, shim_third_party
 from musaport.rewrite.rules import RuleSet
 from musaport.validate.backend.samples import DTYPES, Catalog, Sample
 from musaport.validate.compile.buildenv import aten_ops_headers
@@ -62,6 +62,16 @@ MU_FLAGS = ["-include", "musa_runtime.h", "-x", "c++"]
 # inf+3.2e14j, an unfused product's inf+0j). GCC forms FMAs only with -fexpensive-optimizations,
 # which -O1 leaves off, and only for a host that has the instruction.
 FMA_FLAGS = ["-mfma", "-ffp-contract=fast", "-fexpensive-optimizations"]
+# Kernels run on the CPU runtime's plain loop (musaport_shim/cpu/block.h), which -O3 inlines the kernel
+# into and unrolls. Measured on a 1M-element add kernel shaped as PyTorch's, in a dlopen'd library:
+# 4.3 ms per call at -O1, 2.4-2.7 ms at -O3; a block reduction with barriers 6.7 ms and 4.7 ms
+# (bench/emulation.py measures the device). It costs compile time (FillKernel.mu: +38% CPU), so it
+# applies to .mu files only, where the kernels are. TLS descriptors (-mtls-dialect=gnu2, which make each
+# threadIdx read cheaper: 1.7-2.0 ms for that add) are not used: built with them (at -O2 or -O3, with
+# or without this runtime's plain loop), the elementwise fixture, loaded with dlopen, launched with
+# garbage dimensions on this machine's glibc 2.36 (not pinned down; glibc's bug 31372, registers that
+# _dl_tlsdesc_dynamic's slow path did not preserve, fixed in 2.40, is of that kind).
+KERNEL_OPT_FLAGS = ["-O3"]
 
 
 def host_has_fma(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
@@ -75,7 +85,7 @@ def host_has_fma(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
 
 @cache
 def _mu_flags() -> tuple[str, ...]:
-    return (*MU_FLAGS, *(FMA_FLAGS if host_has_fma() else []))
+    return (*MU_FLAGS, *(FMA_FLAGS if host_has_fma() else []), *KERNEL_OPT_FLAGS)
 
 
 def mu_flags() -> list[str]:
@@ -85,8 +95,11 @@ def mu_flags() -> list[str]:
 
 LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
-# at::native::copy_ re-dispatches to, and the PrivateUse1 hooks.
-ADAPTERS = ("copy_from", "hooks")
+# at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
+# kernels, the operators libtorch's generic code refuses for the device, and autocast.
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast")
+_ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
+_IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
 # The port's own registration files: the build registers its selection with a registration of its own.
 _REGISTRATION = re.compile(r"^RegisterMUSA(_\w+)?\.cpp$")
@@ -365,6 +378,8 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for s in chosen:
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
+    adapted = adapted_operators()
+    names = [n for n in names if n not in adapted]  # an adapter's kernel replaces the generic one
     gen = env.state / "gen"
     registrations = []
     shards = registration_shards(names)
@@ -382,6 +397,19 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
         return [*registrations, *adapters]
     write_atomic(unbuilt, unbuilt_source(plan.unbuilt).encode())
     return [*registrations, *adapters, unbuilt]
+
+
+@cache
+def adapted_operators() -> frozenset[str]:
+    """The operators an adapter registers for PrivateUse1 itself (its ``m.impl`` names): the build's
+    registration leaves them out, so that each has one kernel (a second would override the first,
+    in whatever order the libraries' initialisers run)."""
+    names: set[str] = set()
+    for name in ADAPTERS:
+        text = (data_dir("templates") / "backend" / f"{name}.cpp.j2").read_text(encoding="utf-8")
+        for block in _ADAPTER_IMPL.findall(text):
+            names.update(_IMPL_NAME.findall(block))
+    return frozenset(names)
 
 
 def unbuilt_source(unbuilt: dict[str, str]) -> str:

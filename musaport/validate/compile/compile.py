@@ -58,6 +58,10 @@ class Outcome:
 
 
 
+# results.json as this module writes it (``jsonfile`` shape): anything else is no cache.
+RESULTS_SHAPE = {"env": str, "results": {"*": {"file": str, "ok": bool, "failed_pass": str, "error": str}}}
+
+
 def build_list_outcomes(out: OutDir, outcomes: list[Outcome]) -> list[Outcome]:
     """The outcomes of files in the default build list (the port's CMake lists leave some out)."""
     try:
@@ -126,7 +130,7 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
         env = hashlib.sha256((env + _environment_digest(OutDir(torch), clang, [], ())).encode()).hexdigest()
-    cache = (jsoncache.load(state / VALIDATE_RESULTS, env=env) or {}).get("results", {})
+    cache = (jsoncache.load(state / VALIDATE_RESULTS, RESULTS_SHAPE, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress) if pch and todo else {}

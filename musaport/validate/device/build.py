@@ -163,7 +163,8 @@ def build_device(out: OutDir, ops: tuple[str, ...] | list[str] | None, jobs: int
         else:
             operators[n] = OperatorBuild(n, "built", "", "", files)
     figures = {"seconds": round(time.monotonic() - started, 1), "objects": len(built),
-               "compiled": builder.compiled, "ccache": bool(builder.ccache), "whole_lists": whole,
+               "compiled": builder.compiled, "ccache": bool(builder.ccache),
+               "launcher": builder.launcher if builder.ccache else "none", "whole_lists": whole,
                "failed_sources": dict(sorted(failed.items()))}
     if library is None:
         figures["error"] = "; ".join(missing[:3]) or "the library did not link"

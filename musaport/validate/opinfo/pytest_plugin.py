@@ -16,6 +16,16 @@ died in.  ``MUSAPORT_TEST_DIED`` names the tests that died: their siblings,
 the same test instantiated for another dtype, run forked (pytest-forked's
 ``forked`` marker), where a crash costs that test alone, not a new start.
 
+The device runs CUDA's kernels, so its tests take CUDA's dtype choices where
+PyTorch's test framework has them (``dtypesIfCUDA``, an OpInfo's CUDA dtype
+lists), as an out-of-tree backend that runs CUDA's kernels would declare;
+a PrivateUse1 test base would otherwise hold it to the CPU's lists.  Where a
+test itself branches on ``"cuda"`` (``if device_type == "cuda": raise
+SkipTest``), which no framework hook reaches, a failed test's outcome line
+names that branch (``cuda_branch``: file, line and text), and the report counts
+such tests apart from the port's failures.  A skipped test's line carries its
+reason.
+
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
 and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_DEVICE_NAME`` (the device's name in
 test names); ``MUSAPORT_TEST_OUTCOMES`` (where outcomes go);
@@ -25,6 +35,7 @@ run only the tests whose id hashes to shard k of n).
 """
 
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -44,6 +55,50 @@ def _load_device():
 
 
 _load_device()  # at plugin import: before pytest imports any test module
+
+
+def _cuda_dtype_choices():
+    """PrivateUse1 tests instantiated with CUDA's dtypes: ``@dtypesIfCUDA`` (unless the test names the
+    device's own), and OpInfo's ``dtypesIfCUDA``/``backward_dtypesIfCUDA``.  Patched before any test
+    module instantiates its device-generic tests."""
+    import torch
+    from torch.testing._internal import common_device_type
+    from torch.testing._internal.opinfo import core
+
+    own = torch._C._get_privateuse1_backend_name()
+    base = common_device_type.PrivateUse1TestBase
+
+    def get_dtypes(cls, test):
+        if not hasattr(test, "dtypes"):
+            return None
+        for key in (own, "privateuse1", "cuda"):
+            if key in test.dtypes:
+                return test.dtypes[key]
+        return base.__mro__[1]._get_dtypes.__func__(cls, test)
+
+    base._get_dtypes = classmethod(get_dtypes)
+    for name in ("supported_dtypes", "supported_backward_dtypes"):
+        original = getattr(core.OpInfo, name)
+
+        def as_cuda(self, device_type, _original=original):
+            kind = own if device_type == "privateuse1" else device_type
+            return _original(self, "cuda" if torch.device(kind).type == own else device_type)
+
+        setattr(core.OpInfo, name, as_cuda)
+
+
+def _privateuse1_loaded() -> bool:
+    """Whether the loader registered a PrivateUse1 backend under a name of its own (``cpu`` standing in
+    for a device in musaport's tests registers none)."""
+    if not os.environ.get("MUSAPORT_DEVICE_LOADER"):
+        return False
+    import torch
+
+    return torch._C._get_privateuse1_backend_name() != "privateuseone"
+
+
+if _privateuse1_loaded():
+    _cuda_dtype_choices()
 _OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
 _stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
 
@@ -133,7 +188,51 @@ def pytest_runtest_logreport(report):
         row = {"test": report.nodeid, "outcome": outcome, "first": first, "seconds": round(report.duration, 3)}
         if died:
             row["died"] = True
+        if outcome == "failed" and getattr(report, "cuda_branch", ""):
+            row["cuda_branch"] = report.cuda_branch
+        if outcome == "skipped":
+            row["reason"] = _skip_reason(report)
         _stream.write(json.dumps(row) + "\n")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed call's report names the test's own branch on CUDA (see the module docstring)."""
+    made = yield
+    report = made.get_result()
+    if report.when == "call" and report.failed:
+        report.cuda_branch = cuda_branch(getattr(item, "obj", None))
+
+
+# A test body's own check for CUDA: `device_type == "cuda"`, `torch.device(device).type != 'cuda'`,
+# `self.device_type in ("cuda", ...)`, `x.is_cuda`, `device.startswith("cuda")`.
+_CUDA_CHECK = re.compile(r"""(?:type|device)\s*[!=]=\s*['"]cuda['"]|['"]cuda['"]\s*[!=]=|\bis_cuda\b"""
+                         r"""|(?:type|device)\s+(?:not\s+)?in\s*[\[(][^\])]*['"]cuda['"]|startswith\(\s*['"]cuda""")
+
+
+def cuda_branch(function) -> str:
+    """``file:line: text`` of the first line of ``function``'s own source (its decorators' wrappers
+    unwrapped) that checks for a CUDA device; '' when it has none or its source cannot be read."""
+    try:
+        function = inspect.unwrap(function)
+        lines, start = inspect.getsourcelines(function)
+        path = os.path.basename(inspect.getsourcefile(function) or "")
+    except (TypeError, OSError, ValueError):
+        return ""
+    for offset, line in enumerate(lines):
+        code = line.split("#", 1)[0]
+        if _CUDA_CHECK.search(code):
+            return f"{path}:{start + offset}: {line.strip()[:200]}"
+    return ""
+
+
+def _skip_reason(report) -> str:
+    """Why a test was skipped: the reason pytest keeps as (file, line, reason), its 'Skipped: ' cut."""
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr or "")
+    if hasattr(report, "wasxfail"):
+        text = "expected failure" + (f": {report.wasxfail}" if report.wasxfail else "")
+    return str(text).removeprefix("Skipped: ").strip().splitlines()[0][:200] if str(text).strip() else ""
 
 
 # pytest-forked's report of a forked test whose process ended before it answered

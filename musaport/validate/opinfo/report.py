@@ -172,13 +172,21 @@ def render_markdown(doc: dict, command: str) -> str:
         lines.append("")
     if doc["test_files"]:
         lines += ["## PyTorch's test files on the device", "",
-                  "| file | passed | failed | skipped | errors | seconds | note |", "| --- | --- | --- | --- | --- | --- | --- |"]
+                  "`CUDA branch`: failed tests whose own code checks for a CUDA device (a skip or a dtype list "
+                  "that does not fire for a PrivateUse1 device running CUDA's kernels), counted apart from "
+                  "`failed`; each is listed with that line below.", "",
+                  "| file | passed | failed | CUDA branch | skipped | errors | seconds | note |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, f in doc["test_files"].items():
-            lines.append(f"| {name} | {f.get('passed', 0)} | {f.get('failed', 0)} | {f.get('skipped', 0)} | "
-                         f"{f.get('errors', 0)} | {f.get('seconds', '')} | {_cell(f.get('note', ''))} |")
+            lines.append(f"| {name} | {f.get('passed', 0)} | {f.get('failed', 0)} | {f.get('cuda_branch', 0)} | "
+                         f"{f.get('skipped', 0)} | {f.get('errors', 0)} | {f.get('seconds', '')} | "
+                         f"{_cell(f.get('note', ''))} |")
         lines.append("")
         for name, f in doc["test_files"].items():
             lines += _file_causes(name, f.get("causes") or [])
+            lines += _file_groups(name, f.get("cuda_branches") or [], "failed tests that branch on CUDA, by that "
+                                  "line", "branch")
+            lines += _file_groups(name, f.get("skip_reasons") or [], "skipped tests by reason", "reason")
     lines += ["## Every entry", "", "| entry | status | dtypes passed / ran | reason |", "| --- | --- | --- | --- |"]
     for key, op in doc["ops"].items():
         ran = [d for d in op["dtypes"].values() if d["status"] in RUN]
@@ -201,6 +209,19 @@ def _file_causes(name: str, groups: list[dict]) -> list[str]:
     rest = groups[FILE_CAUSES_SHOWN:]
     if rest:
         lines.append(f"| {sum(g['tests'] for g in rest)} | {len(rest)} other lines (in the JSON report) | |")
+    return lines + [""]
+
+
+def _file_groups(name: str, groups: list[dict], title: str, key: str) -> list[str]:
+    """A test file's tests grouped by ``key`` (a CUDA branch's line, a skip's reason), most tests first."""
+    if not groups:
+        return []
+    lines = [f"### {name}: {title}", "", f"| tests | {key} | first test |", "| ---: | --- | --- |"]
+    for g in groups[:FILE_CAUSES_SHOWN]:
+        lines.append(f"| {g['tests']} | {_cell(g[key])} | {_cell(g['example'])} |")
+    rest = groups[FILE_CAUSES_SHOWN:]
+    if rest:
+        lines.append(f"| {sum(g['tests'] for g in rest)} | {len(rest)} others (in the JSON report) | |")
     return lines + [""]
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport.outdir import VALIDATE_OPINFO_JSON, VALIDATE_OPINFO_MD, OutDir, write_atomic
+from musaport.validate.opinfo import shards
 from musaport.validate.opinfo.differential import (JOB_TIMEOUT, Device, DeviceError, PortedOp, Selection,
                                                    operators_of, plan_opinfo, registered_ops, run_opinfo,
                                                    unregistered_reasons, write_json)
@@ -105,12 +106,26 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
                     workers: int = 1, pytorch_tests: bool = False, test_files: tuple[str, ...] = TEST_FILES,
                     job_timeout: float = JOB_TIMEOUT, file_timeout: float | None = FILE_TIMEOUT,
                     progress: Progress | None = None, log=print,
-                    command: str = "musaport validate --opinfo") -> OpinfoOutcome:
+                    command: str = "musaport validate --opinfo",
+                    shard: tuple[int, int] | None = None, timings: dict[str, float] | None = None) -> OpinfoOutcome:
     """Choose the entries, build what they need, run the differential (and the test files), write both
-    reports; return them with the exit code."""
+    reports; return them with the exit code. ``shard`` (index, count): run only that shard's part of
+    the entries and of the test files (``opinfo.shards``), the files balanced by ``timings``."""
     started = time.monotonic()
     ported = registered_ops(out)
     plan = plan_opinfo(python, out, ported, wanted, log)
+    parts = None
+    if shard is not None:
+        entries = tuple(e for e in plan.selection.entries if shards.owns_entry(e.key, shard))
+        plan = replace(plan, selection=replace(plan.selection, entries=entries))
+        units = shards.plan(test_files, timings or {}, shard[1])[shard[0]]
+        parts = {}
+        for u in units:
+            parts.setdefault(u.file, []).append((u.part, u.parts))
+        test_files = tuple(parts)
+        log(f"opinfo: shard {shard[0] + 1} of {shard[1]}: {len(entries)} OpInfo entries, test files "
+            + (", ".join(f"{u.file}" + (f" (part {u.part + 1} of {u.parts})" if u.parts > 1 else "") for u in units)
+               or "none"))
     needed = sorted(set(plan.operators(ported)) | set(wanted)) if wanted else None
     device, built, build_figures = make_device(needed)
     registered = registered_ops(out, built)
@@ -138,12 +153,14 @@ def validate_opinfo(out: OutDir, python: Path, make_device: MakeDevice, wanted: 
         results = run_test_files(device, tree, out.work("opinfo") / "tests", test_files, file_timeout,
                                  (lambda d, t, w: progress("tests", d, t, w)) if progress else None, log,
                                  jobs=workers,
-                                 tests_progress=(lambda f, d, t: progress(f"tests:{f}", d, t, f)) if progress else None)
+                                 tests_progress=(lambda f, d, t: progress(f"tests:{f}", d, t, f)) if progress else None,
+                                 parts=parts)
         files = {r.name: r.as_json() for r in results}
     found = causes(list(run.results), registered, out.porting_report(), unregistered_reasons(out))
     _attribute_lines(found, out)
     figures = {"seconds": round(time.monotonic() - started, 1), "opinfo_seconds": run.seconds,
                "op_db_entries": run.entries_total, "workers": workers,
+               **({"shard": f"{shard[0] + 1}/{shard[1]}"} if shard is not None else {}),
                **({"build": build_figures} if build_figures else {})}
     doc = report_doc(run.torch_version, device.name, list(run.results), found, files, figures)
     json_path = write_json(out.top(VALIDATE_OPINFO_JSON), doc)

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Callable
 
 from musaport import children
+from musaport.jsonfile import load_json
 from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import without_numbers
@@ -59,6 +60,27 @@ PLUGIN_MODULE = "musaport_device_plugin"
 TEST_FILES = ("test_ops.py", "test_unary_ufuncs.py", "test_binary_ufuncs.py", "test_reductions.py",
               "test_sort_and_select.py", "test_indexing.py", "test_shape_ops.py", "test_tensor_creation_ops.py",
               "test_view_ops.py")
+# The core files of the release's test/ folder (--test-files core): the device-generic suite an
+# out-of-tree backend is asked to pass (RFC-0050's level 3; PyTorch's OpenReg runs such an allowlist).
+CORE_FILES = ("test_ops.py", "test_ops_gradients.py", "test_ops_fwd_gradients.py", "test_torch.py", "test_nn.py",
+              "test_modules.py", "test_autograd.py", "test_optim.py", "test_transformers.py",
+              "nn/test_convolution.py", "nn/test_pooling.py", "nn/test_embedding.py", "nn/test_dropout.py",
+              "nn/test_multihead_attention.py", "test_binary_ufuncs.py", "test_unary_ufuncs.py",
+              "test_reductions.py", "test_indexing.py", "test_scatter_gather_ops.py", "test_shape_ops.py",
+              "test_view_ops.py", "test_sort_and_select.py", "test_tensor_creation_ops.py",
+              "test_type_promotion.py", "test_complex.py", "test_masked.py", "test_segment_reductions.py",
+              "test_spectral_ops.py", "test_serialization.py", "test_foreach.py")
+# Names --test-files takes for a list of files (a name in the list may be given too, as a file).
+FILE_LISTS = {"default": TEST_FILES, "core": CORE_FILES}
+
+
+def expand_file_lists(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``--test-files``' names with each list name (``core``, ``default``) replaced by its files, in
+    order, each file once."""
+    files = [f for n in names for f in FILE_LISTS.get(n, (n,))]
+    return tuple(dict.fromkeys(files))
+
+
 FILE_TIMEOUT: float | None = None  # a file runs to its end; --test-timeout bounds it
 POLL_SECONDS = 5.0  # how often a running file's outcome lines are counted for its progress
 TEST_TIMEOUT = 300.0  # one test; a kernel that never returns fails that test, and the file resumes after it
@@ -89,6 +111,10 @@ class FileResult:
     shard: int = 0  # which shard of the file this is (a shard's result, before merge_shards)
     shards: int = 1  # the pytest processes the file's tests were spread over
     causes: tuple[tuple[str, int, str], ...] = ()  # (first line without its numbers, tests, one of them)
+    # Failed tests whose own code branches on CUDA (the plugin's cuda_branch): not counted in failed.
+    cuda_branch: int = 0
+    cuda_branches: tuple[tuple[str, int, str], ...] = ()  # (the branch's file:line: text, tests, one of them)
+    skip_reasons: tuple[tuple[str, int, str], ...] = ()  # (a skip's reason without its numbers, tests, one)
 
     def as_json(self) -> dict:
         doc = {k: getattr(self, k) for k in COUNTS}
@@ -103,6 +129,11 @@ class FileResult:
             doc["first_failures"] = list(self.first_failures)
         if self.causes:
             doc["causes"] = [{"error": e, "tests": n, "example": t} for e, n, t in self.causes]
+        if self.cuda_branch:
+            doc["cuda_branch"] = self.cuda_branch
+            doc["cuda_branches"] = [{"branch": b, "tests": n, "example": t} for b, n, t in self.cuda_branches]
+        if self.skip_reasons:
+            doc["skip_reasons"] = [{"reason": r, "tests": n, "example": t} for r, n, t in self.skip_reasons]
         return doc
 
 
@@ -142,11 +173,14 @@ def outcome_counts(path: Path) -> tuple[dict[str, int], list[str]]:
 def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...] = TEST_FILES,
                    timeout: float | None = FILE_TIMEOUT, progress: Callable[[int, int, str], None] | None = None,
                    log=print, jobs: int = 1, test_timeout: float | None = TEST_TIMEOUT,
-                   tests_progress: Callable[[str, int, int], None] | None = None) -> list[FileResult]:
+                   tests_progress: Callable[[str, int, int], None] | None = None,
+                   parts: dict[str, list[tuple[int, int]]] | None = None) -> list[FileResult]:
     """Run each test file as ``jobs`` shards, up to ``jobs`` pytest processes at once; per file its counts
     (junit xml when pytest finished, else the outcome lines), in the order of ``files``.
     ``timeout``: each shard's (None: none); ``test_timeout``: each test's (None: none), a test past it
-    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests."""
+    kills pytest and is resumed after; ``tests_progress(file, done, total)``: a running file's tests.
+    ``parts``: per file, the parts (part, of how many) of it to run (``--shard``: a long file is split
+    across machines; default: the whole file), each as ``jobs`` shards of its own."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -154,42 +188,63 @@ def run_test_files(device: Device, tree: Path, work: Path, files: tuple[str, ...
     (work / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
     shards = max(1, jobs)
     lock = threading.Lock()
-    parts: dict[str, list[FileResult]] = {name: [] for name in files}
-    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * shards for name in files}
+    tasks = [(name, part * shards + k, of * shards) for name in files
+             for part, of in (parts or {}).get(name, [(0, 1)]) for k in range(shards)]
+    expected = {name: sum(1 for t in tasks if t[0] == name) for name in files}
+    slots = {(name, index): i for name in files for i, (_, index, _) in
+             enumerate(t for t in tasks if t[0] == name)}
+    done_parts: dict[str, list[FileResult]] = {name: [] for name in files}
+    ticks: dict[str, list[tuple[int, int]]] = {name: [(0, 0)] * expected[name] for name in files}
 
     def tick(name: str, shard: int, done: int, total: int) -> None:
         with lock:
-            ticks[name][shard] = (done, total)
+            ticks[name][slots[(name, shard)]] = (done, total)
             done, total = (sum(col) for col in zip(*ticks[name]))
         if tests_progress:
             tests_progress(name, done, total)
 
-    def one(task: tuple[str, int]) -> None:
-        name, shard = task
+    def one(task: tuple[str, int, int]) -> None:
+        name, shard, count = task
         result = _run_file(device, tree / "test" / name, work, plugin_dir, timeout, log, test_timeout,
-                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, shards))
+                           (lambda d, t: tick(name, shard, d, t)) if tests_progress else None, (shard, count), name)
         with lock:
-            parts[name].append(result)
-            if len(parts[name]) < shards:
+            done_parts[name].append(result)
+            if len(done_parts[name]) < expected[name]:
                 return
-            merged = merge_shards(parts[name])
-            finished = sum(len(p) == shards for p in parts.values())
+            merged = merge_shards(done_parts[name])
+            finished = sum(len(p) == expected[n] for n, p in done_parts.items())
         if progress:
             progress(finished, len(files), f"{name}: {merged.passed} passed, {merged.failed} failed"
                      + (" (timeout)" if merged.timeout else ""))
 
     if progress:
         progress(0, len(files), f"{files[0]}: running" if files else "no files")
-    with ThreadPoolExecutor(max(1, min(jobs, len(files) * shards or 1))) as pool:
-        list(pool.map(one, [(name, k) for name in files for k in range(shards)]))
-    return [merge_shards(parts[name]) for name in files]
+    with ThreadPoolExecutor(max(1, min(jobs, len(tasks) or 1))) as pool:
+        list(pool.map(one, tasks))
+    return [merge_shards(done_parts[name]) for name in files]
 
 
 def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
     """A file's failed tests grouped by their first error line without its numbers (as the OpInfo
-    causes are), the group of most tests first: (that line, tests, the first test of the group)."""
+    causes are), the group of most tests first: (that line, tests, the first test of the group).
+    Tests that branch on CUDA are grouped apart (:func:`cuda_branches`)."""
     return _ranked((without_numbers(str(row.get("first", "")) or "no error line"), 1, str(row.get("test", "")))
-                   for row in rows if row.get("outcome") in ("failed", "errors"))
+                   for row in rows if row.get("outcome") in ("failed", "errors")
+                   and not row.get("cuda_branch"))
+
+
+def cuda_branches(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
+    """Failed tests whose own code checks for a CUDA device, grouped by that line (file:line: text): the
+    device runs CUDA's kernels, and such a test's CUDA branch (a skip, another dtype list) does not fire
+    for a PrivateUse1 device.  Counted apart from the port's failures."""
+    return _ranked((str(row["cuda_branch"]), 1, str(row.get("test", "")))
+                   for row in rows if row.get("outcome") == "failed" and row.get("cuda_branch"))
+
+
+def skip_reasons(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
+    """Skipped tests grouped by their reason without its numbers, the reason of most tests first."""
+    return _ranked((without_numbers(str(row.get("reason", ""))) or "no reason given", 1, str(row.get("test", "")))
+                   for row in rows if row.get("outcome") == "skipped")
 
 
 def _ranked(groups) -> tuple[tuple[str, int, str], ...]:
@@ -209,12 +264,14 @@ def merge_shards(parts: list[FileResult]) -> FileResult:
     first = parts[0]
     if not any(p.ran for p in parts):
         return replace(first, shard=0)
-    counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died")}
-    notes = [f"shard {p.shard + 1} of {len(parts)}: {p.note}" for p in parts if p.note]
+    counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died", "cuda_branch")}
+    notes = [f"shard {i + 1} of {len(parts)}: {p.note}" for i, p in enumerate(parts) if p.note]
     failures = tuple(f for p in parts for f in p.first_failures)[:5]
     return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
                       timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
-                      first_failures=failures, shards=len(parts), causes=_ranked(c for p in parts for c in p.causes))
+                      first_failures=failures, shards=len(parts), causes=_ranked(c for p in parts for c in p.causes),
+                      cuda_branches=_ranked(c for p in parts for c in p.cuda_branches),
+                      skip_reasons=_ranked(c for p in parts for c in p.skip_reasons))
 
 
 MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most this often
@@ -222,17 +279,18 @@ MAX_RESUMES = 500  # a file whose tests keep killing pytest is resumed at most t
 
 def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout: float | None, log,
               test_timeout: float | None = TEST_TIMEOUT, tick: Callable[[int, int], None] | None = None,
-              shard: tuple[int, int] = (0, 1)) -> FileResult:
+              shard: tuple[int, int] = (0, 1), name: str = "") -> FileResult:
     """One shard of a test file (``shard``: which, of how many) through pytest, to its end: a test whose
     process dies (a segfault, an abort in a kernel, its own timeout) counts as failed ("the process
     died"); should that process be pytest's own, pytest resumes after it, the tests already done
     deselected, until the shard ends or ``timeout`` (for all attempts; None: none) runs out.
-    ``tick(done, total)``: the shard's tests, every few seconds."""
-    name = path.name
+    ``tick(done, total)``: the shard's tests, every few seconds; ``name``: the file as given, relative
+    to test/ (``nn/test_pooling.py``; default: its name)."""
+    name = name or path.name
     if not path.is_file():
         return FileResult(name, ran=False, note=f"{path} does not exist", shard=shard[0])
     index, count = shard
-    stem = path.stem + (f".{index + 1}of{count}" if count > 1 else "")
+    stem = name.removesuffix(".py").replace("/", "_") + (f".{index + 1}of{count}" if count > 1 else "")
     label = name + (f" (shard {index + 1} of {count})" if count > 1 else "")
     xml, outcomes, output = work / f"{stem}{TEST_JUNIT}", work / f"{stem}{TEST_OUTCOMES}", work / f"{stem}{TEST_LOG}"
     done_file, died_file, state = work / f"{stem}{TEST_DONE}", work / f"{stem}{TEST_DIED}", work / f"{stem}{TEST_STATE}"
@@ -321,9 +379,15 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     elif code not in (0, 1, 5):
         notes.append(f"pytest exited {code}: {_last_line(output)}")
     ran = counts is not None or any(partial.values())
-    return FileResult(name, **(counts or partial), seconds=seconds, timeout=timed_out, ran=ran,
+    rows = _rows(outcomes)
+    branches = cuda_branches(rows)
+    apart = sum(n for _, n, _ in branches)
+    counts = dict(counts or partial)
+    counts["failed"] = max(0, counts["failed"] - apart)  # counted apart: the test's CUDA branch, not the port
+    return FileResult(name, **counts, seconds=seconds, timeout=timed_out, ran=ran,
                       note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths),
-                      shard=index, causes=failure_causes(_rows(outcomes)))
+                      shard=index, causes=failure_causes(rows), cuda_branch=apart, cuda_branches=branches,
+                      skip_reasons=skip_reasons(rows))
 
 
 def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float | None,
@@ -369,9 +433,8 @@ class Tally:
         complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next poll
         self.offset += len(complete)
         for line in complete.splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
+            row = _row(line)
+            if row is None:
                 continue
             if "collected" in row:  # an attempt's collection: what it will run, after what is done
                 self.total = len(self.done) + int(row["collected"])
@@ -394,11 +457,8 @@ def _resume_key(device: Device, path: Path, shard: tuple[int, int] = (0, 1)) -> 
 def _carried_over(state: Path, key: str, outcomes: Path) -> int:
     """The tests an earlier run finished when it stopped (at its timeout, or killed) with this same build
     (0: start afresh), so running the command again takes a long file further instead of from its start."""
-    try:
-        earlier = json.loads(state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return 0
-    if not isinstance(earlier, dict) or earlier.get("key") != key or earlier.get("finished", True):
+    earlier = load_json(state, {"key": str, "finished": bool})
+    if earlier is None or earlier["key"] != key or earlier["finished"]:
         return 0
     return len({r["test"] for r in _rows(outcomes) if "outcome" in r and "test" in r})
 
@@ -443,13 +503,16 @@ def _rows(outcomes: Path) -> list[dict]:
         lines = outcomes.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    rows = []
-    for line in lines:
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue  # the last line of a killed run may be cut
-    return rows
+    return [row for row in map(_row, lines) if row is not None]
+
+
+def _row(line: str | bytes) -> dict | None:
+    """One line of the plugin's as a dict; None for a line cut by a kill (or damaged: too deep, not an object)."""
+    try:
+        row = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return row if isinstance(row, dict) else None
 
 
 def _signal_name(code: int) -> str:

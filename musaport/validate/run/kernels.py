@@ -43,8 +43,11 @@ class KernelOutcome:
 
 
 def fixture_kernels(patterns: tuple[str, ...] = ()) -> list[Path]:
+    """The fixture kernels ``patterns`` select (all without one), each matched by its file name or by its name
+    without ``.cu``, as the reports name them (``elementwise`` as well as ``elementwise.cu`` or ``elem*``)."""
     found = sorted((data_dir("fixtures") / "kernels").glob("*.cu"))
-    return [k for k in found if not patterns or any(fnmatch.fnmatchcase(k.name, p) for p in patterns)]
+    return [k for k in found
+            if not patterns or any(fnmatch.fnmatchcase(k.name, p) or fnmatch.fnmatchcase(k.stem, p) for p in patterns)]
 
 
 def port_fixture(path: Path, rules: RuleSet, vocabulary: frozenset[str]) -> bytes:

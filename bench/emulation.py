@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Benchmark: operators on the emulated ``musa`` device against torch's own CPU backend, in one process.
+
+Each case builds its inputs once on the CPU (fixed seed), copies them to the
+device, runs the operation on both, checks that the ``musa`` result matches
+the CPU's (a benchmark of wrong numbers measures nothing), then times it:
+per device, one warm-up call, a number of calls chosen so that a round lasts
+at least ``--min-time``, best of ``--rounds`` rounds. It prints wall time and
+CPU time (user+sys of the whole process, so the CPU backend's worker threads
+count) per call, and the ratios musa/CPU.
+
+    python3 bench/emulation.py --device OUT/.musaport/device/libmusaport_backend.so
+    python3 bench/emulation.py --device LIB --cases add_1m,sum_1m --json after.json --compare before.json
+
+It runs inside the release's torch environment (``<user cache>/torch/<release>``,
+made by ``validate --opinfo``): started from any other Python, it starts itself
+again there, with the loader's folder (beside the library) on ``PYTHONPATH``.
+A case whose operator the device lacks (not built, or failing) is reported as
+``unavailable`` with the error's first line; the others still run.
+``--compare`` reads the ``--json`` of an earlier run (the build before a change)
+and adds its musa time and ratio beside the new ones.
+
+torch's CPU backend runs on ``--threads`` threads (default 2, this project's
+cores); the device runs blocks on ``MUSAPORT_CPU_WORKERS`` OS threads (unset: 1,
+the way ``validate --opinfo`` runs it). The load average is printed at start
+and end: on a shared machine compare CPU times, not wall times across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RELEASE = "2.6.0"
+
+
+def _cases(torch):
+    """name -> (label, make, tolerance): make(device) returns (inputs on that device, a function of them
+    giving the result to compare). Inputs come from one CPU generator, so both devices see the same data."""
+    F = torch.nn.functional
+
+    def rand(*shape, dtype=torch.float32):
+        return torch.randn(*shape, generator=torch.Generator().manual_seed(0), dtype=dtype)
+
+    def binary(n):
+        a, b = rand(n), rand(n) + 1
+        return lambda d: ((a.to(d), b.to(d)), lambda x, y: torch.add(x, y))
+
+    def unary(shape, fn):
+        x = rand(*shape)
+        return lambda d: ((x.to(d),), fn)
+
+    def index_select(d):
+        x = rand(1 << 20)
+        idx = torch.randint(0, 1 << 20, (150_000,), generator=torch.Generator().manual_seed(1))
+        return (x.to(d), idx.to(d)), lambda x, i: torch.index_select(x, 0, i)
+
+    def scatter_add(d):
+        src = rand(1 << 18)
+        idx = torch.randint(0, 1024, (1 << 18,), generator=torch.Generator().manual_seed(2))
+        return (src.to(d), idx.to(d)), lambda s, i: torch.zeros(1024, device=s.device).scatter_add_(0, i, s)
+
+    def matmul(n):
+        a, b = rand(n, n), rand(n, n)
+        return lambda d: ((a.to(d), b.to(d)), torch.matmul)
+
+    def bmm(d):
+        a, b = rand(32, 64, 64), rand(32, 64, 64)
+        return (a.to(d), b.to(d)), torch.bmm
+
+    def mlp(d):
+        """A two-layer perceptron's forward and backward: the loss and the first layer's weight gradient."""
+        gen = torch.Generator().manual_seed(3)
+        w1, b1 = rand(512, 256) / 16, torch.zeros(512)
+        w2, b2 = torch.randn(10, 512, generator=gen) / 22, torch.zeros(10)
+        x, y = rand(64, 256), torch.randint(0, 10, (64,), generator=gen)
+
+        def step(x, y, w1, b1, w2, b2):
+            w1 = w1.detach().requires_grad_()
+            loss = F.cross_entropy(F.linear(F.relu(F.linear(x, w1, b1)), w2, b2), y)
+            loss.backward()
+            return torch.cat([loss.detach().reshape(1), w1.grad.reshape(-1)])
+
+        return tuple(t.to(d) for t in (x, y, w1, b1, w2, b2)), step
+
+    return {
+        "add_16": ("add, 16 elements (latency)", binary(16), 1e-6),
+        "add_1m": ("add, 1M elements", binary(1 << 20), 1e-6),
+        "sum_1m": ("sum, 1M elements", unary((1 << 20,), torch.sum), 1e-4),
+        "sum_dim": ("sum along dim 1, 1024×1024", unary((1024, 1024), lambda x: x.sum(1)), 1e-4),
+        "cumsum": ("cumsum along dim 1, 256×4096", unary((256, 4096), lambda x: x.cumsum(1)), 1e-3),
+        "sort": ("sort, 100k elements", unary((100_000,), lambda x: torch.sort(x).values), 0.0),
+        "softmax": ("softmax, 64×1000", unary((64, 1000), lambda x: torch.softmax(x, 1)), 1e-5),
+        "matmul": ("matmul, 256×256", matmul(256), 1e-4),
+        "bmm": ("bmm, 32×64×64", bmm, 1e-4),
+        "index_select": ("index_select, 150k of 1M", index_select, 0.0),
+        "scatter_add": ("scatter_add, 256k into 1024", scatter_add, 1e-4),
+        "mlp": ("MLP 256-512-10, batch 64, forward+backward", mlp, 1e-4),
+    }
+
+
+def _time(fn, args, min_time: float, rounds: int) -> tuple[float, float, int]:
+    """Best-of-rounds wall and CPU seconds per call; the calls per round."""
+    start = time.perf_counter()
+    fn(*args)
+    once = max(time.perf_counter() - start, 1e-7)
+    calls = max(1, min(20_000, int(min_time / once)))
+    best_wall = best_cpu = float("inf")
+    for _ in range(rounds):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(calls):
+            fn(*args)
+        best_wall = min(best_wall, (time.perf_counter() - wall) / calls)
+        best_cpu = min(best_cpu, (time.process_time() - cpu) / calls)
+    return best_wall, best_cpu, calls
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:160]
+
+
+def run_cases(library: str, names: list[str], threads: int, min_time: float, rounds: int) -> dict:
+    """In the torch environment: load the device, run and time every case on cpu and musa."""
+    import torch
+    import musaport_loader
+
+    torch.set_num_threads(threads)
+    musaport_loader.load(library)
+    cases = _cases(torch)
+    results = {"torch": torch.__version__, "threads": threads, "workers": os.environ.get("MUSAPORT_CPU_WORKERS", "1"),
+               "load_start": os.getloadavg()[0], "cases": {}}
+    for name in names:
+        label, make, tol = cases[name]
+        row = {"label": label}
+        results["cases"][name] = row
+        cpu_args, fn = make("cpu")
+        row["cpu"] = _time(fn, cpu_args, min_time, rounds)[:2]
+        try:
+            musa_args, fn = make("musa")
+            got = fn(*musa_args).cpu()
+            torch.testing.assert_close(got, fn(*cpu_args), rtol=tol, atol=tol)
+        except Exception as error:  # the device lacks the operator, or computes it wrong: say which
+            row["unavailable"] = _first_line(error)
+            print(f"{name}: unavailable: {row['unavailable']}", file=sys.stderr, flush=True)
+            continue
+        row["musa"] = _time(fn, musa_args, min_time, rounds)[:2]
+        print(f"{name}: cpu {row['cpu'][0]:.3g} s  musa {row['musa'][0]:.3g} s", file=sys.stderr, flush=True)
+    results["load_end"] = os.getloadavg()[0]
+    return results
+
+
+def _seconds(s: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale or unit == "µs":
+            v = s / scale
+            return f"{v:.3g} {unit}" if v < 100 else f"{v:.0f} {unit}"
+    return ""
+
+
+def table(results: dict, before: dict | None) -> str:
+    """The Markdown table: per case, CPU and musa wall time per call, the wall and CPU-time ratios (and,
+    with ``before``, the earlier musa time and ratio)."""
+    head = "| operation | CPU | musa | ratio | CPU-time ratio |"
+    rule = "| --- | ---: | ---: | ---: | ---: |"
+    if before:
+        head = "| operation | CPU | musa before | ratio before | musa | ratio | CPU-time ratio | speed-up |"
+        rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    lines = [head, rule]
+    for name, row in results["cases"].items():
+        cpu_wall, cpu_cpu = row["cpu"]
+        old = (before or {}).get("cases", {}).get(name, {})
+        old_cells = []
+        if before:
+            if "musa" in old:
+                old_cells = [_seconds(old["musa"][0]), f"{old['musa'][0] / old['cpu'][0]:.1f}×"]
+            else:
+                old_cells = ["unavailable", ""]
+        if "musa" not in row:
+            cells = [row["label"], _seconds(cpu_wall), *old_cells, "unavailable", "", ""]
+            lines.append("| " + " | ".join(cells + ([""] if before else [])) + " |")
+            continue
+        wall, cpu = row["musa"]
+        cells = [row["label"], _seconds(cpu_wall), *old_cells, _seconds(wall), f"{wall / cpu_wall:.1f}×",
+                 f"{cpu / cpu_cpu:.1f}×"]
+        if before:
+            cells.append(f"{old['musa'][0] / wall:.1f}×" if "musa" in old else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"torch {results['torch']}, CPU backend on {results['threads']} threads, musa on "
+                 f"{results['workers']} worker(s); load average {results['load_start']:.2f} at start, "
+                 f"{results['load_end']:.2f} at end")
+    return "\n".join(lines)
+
+
+def _torch_python(release: str) -> Path:
+    """The release's torch environment's interpreter (made by validate --opinfo, never fetched here)."""
+    from musaport.validate.torchwheel import torchenv
+
+    env = torchenv.cached(release)
+    if env is None:
+        sys.exit(f"musaport: error: no torch {release} environment in the user cache; "
+                 "'musaport validate --opinfo' makes it")
+    return env.python
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", type=Path, required=True, help="libmusaport_backend.so of a device build")
+    parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    parser.add_argument("--threads", type=int, default=2, help="torch's CPU threads (torch.set_num_threads)")
+    parser.add_argument("--min-time", type=float, default=0.2, help="seconds per timed round, at least")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="write the measurements here")
+    parser.add_argument("--compare", type=Path, help="the --json of an earlier run: its musa times beside")
+    parser.add_argument("--release", default=RELEASE)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    library = args.device.resolve()
+    if not library.is_file():
+        sys.exit(f"musaport: error: {args.device}: no such library (build the device first)")
+    try:
+        import torch  # noqa: F401
+        import musaport_loader  # noqa: F401
+        inside = True
+    except ImportError:
+        inside = False
+    if not inside:
+        if args.child:
+            sys.exit("musaport: error: torch or the loader is not importable in the torch environment")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(library.parent),
+                                                                        os.environ.get("PYTHONPATH", "")])))
+        cmd = [str(_torch_python(args.release)), str(Path(__file__).resolve()), *sys.argv[1:], "--child"]
+        return subprocess.run(cmd, env=env, check=False).returncode
+    import torch
+
+    known = list(_cases(torch))
+    names = [n for n in args.cases.split(",") if n] or known
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        sys.exit(f"musaport: error: unknown case(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    before = json.loads(args.compare.read_text(encoding="utf-8")) if args.compare else None
+    results = run_cases(str(library), names, args.threads, args.min_time, args.rounds)
+    results["library"] = str(library)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print(table(results, before))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

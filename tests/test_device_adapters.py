@@ -1,0 +1,131 @@
+"""The adapters every PrivateUse1 backend writes (templates/backend), on the ported ``musa`` device.
+
+One small device is built (the operators the adapters route to, not the
+whole port) and each adapter runs from Python against the CPU: convolution
+routed to the ported native kernels as CUDA routes it without cuDNN, the
+operators libtorch's generic code refuses for the device (std/var, mode,
+cdist, pdist, index_put with accumulate, log_sigmoid's backward), and
+autocast.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from musaport.outdir import OutDir
+from musaport.validate.device.build import build_device
+
+# The operators the adapters call through the dispatcher, and what their kernels call in turn.
+OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "addmm", "bmm", "baddbmm",
+       "_slow_conv2d_forward", "_slow_conv2d_backward", "slow_conv_dilated2d", "slow_conv_dilated3d",
+       "_conv_depthwise2d", "slow_conv_transpose2d", "slow_conv_transpose3d",
+       "std", "var", "std_mean", "var_mean", "mode", "_cdist_forward", "_cdist_backward", "_pdist_forward",
+       "_pdist_backward", "_index_put_impl_", "index", "sort", "sqrt", "complex", "where", "eq", "ne",
+       "masked_fill_", "abs", "pow", "clamp_min", "sub", "div", "neg", "sign", "arange", "nonzero", "view_as_real",
+       "log_sigmoid_forward", "log_sigmoid_backward")
+
+PRELUDE = """
+import sys, torch, torch.nn.functional as F
+sys.path.insert(0, sys.argv[2])
+import musaport_loader
+musaport_loader.load(sys.argv[1])
+torch.manual_seed(0)
+
+def same(fn, *args, atol=1e-4, rtol=1e-4, grad=False):
+    cpu = [a.clone().requires_grad_(grad) if a.is_floating_point() else a for a in args]
+    dev = [a.detach().to("musa").requires_grad_(grad) if a.is_floating_point() else a.to("musa") for a in args]
+    want, got = fn(*cpu), fn(*dev)
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for w, g in zip(want, got):
+        assert g.device.type == "musa", g.device
+        torch.testing.assert_close(g.cpu(), w, atol=atol, rtol=rtol, equal_nan=True)
+    if grad:
+        sum(w.float().sum() for w in want).backward()
+        sum(g.float().sum() for g in got).backward()
+        for c, d in zip(cpu, dev):
+            if c.requires_grad:
+                torch.testing.assert_close(d.grad.cpu(), c.grad, atol=atol, rtol=rtol)
+"""
+
+
+@pytest.fixture(scope="module")
+def device(ported_260: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("adapters") / "out"
+    shutil.copytree(ported_260, out, symlinks=True)  # the shared port stays as run made it
+    build = build_device(OutDir(out), OPS, os.cpu_count() or 2, progress=lambda m: None)
+    assert build.library is not None, build.figures
+    return build
+
+
+def _passes(build, statements: str) -> None:
+    """``statements`` run in the torch environment with the device loaded, without an error."""
+    done = subprocess.run([str(build.python), "-c", PRELUDE + statements + "\nprint('ok')", str(build.library),
+                           str(build.loader.parent)], capture_output=True, text=True, timeout=900,
+                          cwd=build.loader.parent)
+    assert done.returncode == 0 and done.stdout.split()[-1:] == ["ok"], done.stderr[-3000:]
+
+
+def test_convolution_runs_on_the_ported_native_kernels_forward_and_backward(device) -> None:
+    """A musa tensor reaches convolution_overrideable; the adapter routes it as _select_conv_backend routes a
+    CUDA tensor without cuDNN: slow_conv2d, dilated, depthwise, transposed, grouped by splitting, 1-D as
+    2-D; gradients through convolution_backward_overrideable and the ported backward stubs."""
+    _passes(device, """
+x, w, b = torch.randn(2, 4, 7, 6), torch.randn(6, 4, 3, 3), torch.randn(6)
+same(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), x, w, b, grad=True)          # slow_conv2d
+same(lambda x, w: F.conv2d(x, w, dilation=2), x, w, grad=True)                             # dilated
+same(lambda x, w: F.conv2d(x, w, groups=2), x, torch.randn(4, 2, 3, 3), grad=True)         # grouped
+same(lambda x, w, b: F.conv2d(x, w, b, groups=4, padding=1), x, torch.randn(8, 1, 3, 3), torch.randn(8),
+     grad=True)                                                                            # depthwise
+same(lambda x, w: F.conv1d(x, w, padding=2), torch.randn(2, 3, 9), torch.randn(5, 3, 4), grad=True)
+same(lambda x, w: F.conv3d(x, w), torch.randn(1, 2, 4, 5, 5), torch.randn(3, 2, 2, 2, 2), grad=True)
+same(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, output_padding=1), x, torch.randn(4, 3, 3, 3),
+     torch.randn(3), grad=True)
+same(lambda x, w: F.conv_transpose3d(x, w), torch.randn(1, 2, 3, 3, 3), torch.randn(2, 2, 2, 2, 2), grad=True)
+""")
+
+
+def test_operators_the_generic_code_refuses_run_on_the_ports_kernels(device) -> None:
+    """std/var and their _mean forms, mode, cdist, pdist ("supports tensors on a CPU, CUDA, or XPU device
+    only") and index_put with accumulate=True ("index_put does not support accumulate=true") run on the
+    ported kernels (the dispatch stubs the ported files fill for PrivateUse1); so does log_sigmoid's
+    backward, whose generic CUDA kernel called the stub's CUDA slot."""
+    _passes(device, """
+a = torch.randn(5, 7, dtype=torch.float64)
+same(lambda a: torch.std(a, 1), a)
+same(lambda a: torch.var(a, 0, correction=0, keepdim=True), a)
+same(lambda a: torch.var_mean(a, 1), a)
+same(lambda a: torch.std_mean(a), a)
+same(lambda a: torch.var(a, 1), a.to(torch.complex128) * (1 + 2j))
+same(lambda a: torch.std(a), torch.empty(0, dtype=torch.float64))
+same(lambda a: torch.mode(a, 1), torch.tensor([[1, 2, 2, 3], [4, 4, 1, 1]]))
+same(lambda x, y: torch.cdist(x, y, p=1), torch.randn(2, 4, 3), torch.randn(2, 5, 3), grad=True)
+same(lambda x, y: torch.cdist(x, y), torch.randn(30, 3), torch.randn(4, 3), grad=True)
+same(lambda x: F.pdist(x, p=3), torch.randn(6, 4), grad=True)
+same(lambda t, i, v: t.index_put((i,), v, accumulate=True), torch.zeros(5), torch.tensor([0, 1, 1, 4, 1]),
+     torch.ones(5))
+same(F.logsigmoid, torch.randn(6), grad=True)  # CUDA's generic kernel named the stub's CUDA slot
+""")
+
+
+def test_autocast_on_the_device_lowers_and_keeps_as_cudas_policy(device) -> None:
+    """torch.autocast("musa") passes the AutocastPrivateUse1 key: a matrix product runs in float16 (lower
+    precision), a float16 pow runs in float32 (an fp32 operator of the policy), and binary_cross_entropy is refused
+    as on CUDA."""
+    _passes(device, """
+a, b = torch.randn(4, 8).to("musa"), torch.randn(8, 3).to("musa")
+with torch.autocast("musa"):
+    assert torch.mm(a, b).dtype == torch.float16
+    assert torch.pow(a.half(), 2).dtype == torch.float32
+    try:
+        F.binary_cross_entropy(torch.rand(3).to("musa"), torch.rand(3).to("musa"))
+        raise AssertionError("binary_cross_entropy ran under autocast")
+    except RuntimeError as exc:
+        assert "unsafe to autocast" in str(exc)
+torch.testing.assert_close(torch.mm(a, b).cpu(), torch.mm(a.cpu(), b.cpu()), atol=1e-4, rtol=1e-4)
+""")
+
