@@ -164,37 +164,36 @@ def _seconds(s: float) -> str:
 
 
 def table(results: dict, before: dict | None) -> str:
-    """The Markdown table: per case, CPU and musa wall time per call, the wall and CPU-time ratios (and,
-    with ``before``, the earlier musa time and ratio)."""
-    head = "| operation | CPU | musa | ratio | CPU-time ratio |"
+    """The Markdown table: per case, the CPU time per call (user+sys of the process: what a loaded machine
+    still measures) on torch's CPU backend and on musa, their ratio and the wall-time ratio; with
+    ``before``, the earlier build's musa time and ratio and the speed-up."""
+    head = "| operation | CPU backend | musa | ratio | wall ratio |"
     rule = "| --- | ---: | ---: | ---: | ---: |"
     if before:
-        head = "| operation | CPU | musa before | ratio before | musa | ratio | CPU-time ratio | speed-up |"
-        rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        head = "| operation | CPU backend | musa before | ratio before | musa | ratio | speed-up |"
+        rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     lines = [head, rule]
     for name, row in results["cases"].items():
         cpu_wall, cpu_cpu = row["cpu"]
         old = (before or {}).get("cases", {}).get(name, {})
-        old_cells = []
+        cells = [row["label"], _seconds(cpu_cpu)]
         if before:
-            if "musa" in old:
-                old_cells = [_seconds(old["musa"][0]), f"{old['musa'][0] / old['cpu'][0]:.1f}×"]
-            else:
-                old_cells = ["unavailable", ""]
+            cells += ([_seconds(old["musa"][1]), f"{old['musa'][1] / old['cpu'][1]:.1f}×"] if "musa" in old
+                      else ["unavailable", ""])
         if "musa" not in row:
-            cells = [row["label"], _seconds(cpu_wall), *old_cells, "unavailable", "", ""]
-            lines.append("| " + " | ".join(cells + ([""] if before else [])) + " |")
-            continue
-        wall, cpu = row["musa"]
-        cells = [row["label"], _seconds(cpu_wall), *old_cells, _seconds(wall), f"{wall / cpu_wall:.1f}×",
-                 f"{cpu / cpu_cpu:.1f}×"]
-        if before:
-            cells.append(f"{old['musa'][0] / wall:.1f}×" if "musa" in old else "")
+            cells += ["unavailable", "", ""]
+        else:
+            wall, cpu = row["musa"]
+            cells += [_seconds(cpu), f"{cpu / cpu_cpu:.1f}×"]
+            if before:
+                cells.append(f"{old['musa'][1] / cpu:.1f}×" if "musa" in old else "")
+            else:
+                cells.append(f"{wall / cpu_wall:.1f}×")
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"torch {results['torch']}, CPU backend on {results['threads']} threads, musa on "
-                 f"{results['workers']} worker(s); load average {results['load_start']:.2f} at start, "
-                 f"{results['load_end']:.2f} at end")
+    lines.append(f"CPU time per call, best of the rounds; torch {results['torch']}, CPU backend on "
+                 f"{results['threads']} thread(s), musa on {results['workers']} worker(s); load average "
+                 f"{results['load_start']:.2f} at start, {results['load_end']:.2f} at end")
     return "\n".join(lines)
 
 

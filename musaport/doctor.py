@@ -27,7 +27,8 @@ from typing import Iterable
 from musaport import children
 
 COMMANDS: tuple[str, ...] = ("run", "diff", "whereis", "validate --compile", "validate --run", "check",
-                             "check --validate", "parse", "rules", "validate --backend", "validate --opinfo")
+                             "check --validate", "parse", "rules", "validate --backend", "validate --opinfo",
+                             "validate --extension")
 ALL = COMMANDS
 APT = "apt-get install -y "
 PIP = "python3 -m pip install "
@@ -89,10 +90,11 @@ REQUIREMENTS: tuple[Requirement, ...] = (
                 ""),  # the probe names the module torchgen could not import
     # The ziglang wheel's clang (the dev extra installs it), or the one MUSAPORT_CLANG names; it reads
     # the system's C++ headers, which come with g++.
-    Requirement("clang", "clang", ("validate --compile", "check --validate"), PIP + "ziglang"),
+    Requirement("clang", "clang", ("validate --compile", "check --validate", "validate --extension"), PIP + "ziglang"),
     Requirement("g++", "tool", ("validate --compile", "check --validate", "validate --run", "validate --backend",
-                                "validate --opinfo"), APT + "g++"),
+                                "validate --opinfo", "validate --extension"), APT + "g++"),
     Requirement("readelf", "tool", ("validate --run", "validate --backend", "validate --opinfo"), APT + "binutils"),
+    Requirement("nm", "tool", ("validate --extension",), APT + "binutils"),
     Requirement("c++filt", "tool", ("whereis",), APT + "binutils"),
     Requirement("cmake", "tool", ("whereis",), PIP + "cmake", optional=True),
     Requirement("libtorch", "library", ("validate --backend",),

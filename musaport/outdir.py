@@ -39,8 +39,10 @@ VALIDATE_RUN_JSON = "validate_run.json"
 VALIDATE_BACKEND_JSON = "validate_backend_report.json"
 VALIDATE_OPINFO_JSON = "validate_opinfo_report.json"
 VALIDATE_OPINFO_MD = "validate_opinfo_report.md"
+VALIDATE_EXTENSION_JSON = "validate_extension_report.json"
+VALIDATE_EXTENSION_MD = "validate_extension_report.md"
 TOP_FILES = (REPORT_JSON, REPORT_MD, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RUN_JSON, VALIDATE_BACKEND_JSON,
-             VALIDATE_OPINFO_JSON, VALIDATE_OPINFO_MD)
+             VALIDATE_OPINFO_JSON, VALIDATE_OPINFO_MD, VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD)
 # The reports of ``musaport check``, one per --format, at the top of check's own --out (whose new/ and
 # old/ hold the two ports).
 CHECK_REPORTS = {"text": "musaport-check.txt", "md": "musaport-check.md", "json": "musaport-check.json",
@@ -54,13 +56,17 @@ OPERATOR_SCAN = "operator-scan.json"
 LOCK = "lock"
 STAGING_PREFIX = "staging-"  # + the pid of the run that stages
 # Work folders in the state folder, one per validate mode (and their caches).
-WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo")
+WORK_DIRS = ("validate", "validate-run", "backend", "device", "opinfo", "extension")
 VALIDATE_RESULTS = "results.json"  # in the work folder "validate": clang's outcomes by TU and environment
 OVERLAY_JSON = "overlay.json"  # in the work folder "validate": an extension's port over its own files
 # In the work folder "opinfo": per test file (and shard) of PyTorch's, ``<stem><suffix>``: pytest's JUnit,
 # one line per outcome, the log, the tests done and died in (to resume after them), and the resume state.
 TEST_JUNIT, TEST_OUTCOMES, TEST_LOG = ".xml", ".outcomes.jsonl", ".log"
 TEST_DONE, TEST_DIED, TEST_STATE = ".done.txt", ".died.txt", ".state.json"
+# In the work folder "extension": the ported setup.py's build log, and per test file of the project
+# (``tests/<nnn><suffix>``) pytest's JUnit and its output.
+EXTENSION_BUILD_LOG = "build.log"
+EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG = ".xml", ".log"
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.
 COMMIT_MARKER = "commit-in-progress"

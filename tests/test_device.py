@@ -76,7 +76,7 @@ for name, fn in CASES.items():
 
 
 @pytest.fixture(scope="module")
-def device_m1(ported_260: Path, torch_env, cmake: str, gxx: str, tmp_path_factory: pytest.TempPathFactory):
+def device_m1(torch_env, ported_260: Path, cmake: str, gxx: str, tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("device") / "out"
     shutil.copytree(ported_260, out, symlinks=True)  # the shared port stays as run made it
     return build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
@@ -245,7 +245,7 @@ def test_ninja_failures_give_each_object_its_first_error() -> None:
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles
-def test_a_file_that_does_not_compile_takes_out_only_its_operators(ported_260: Path, torch_env, cmake: str, gxx: str,
+def test_a_file_that_does_not_compile_takes_out_only_its_operators(torch_env, ported_260: Path, cmake: str, gxx: str,
                                                                    tmp_path: Path) -> None:
     out = tmp_path / "out"
     shutil.copytree(ported_260, out, symlinks=True)
@@ -267,7 +267,7 @@ def test_a_file_that_does_not_compile_takes_out_only_its_operators(ported_260: P
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles
-def test_a_function_whose_file_does_not_compile_is_a_stub_not_an_outage(ported_260: Path, torch_env, cmake: str, gxx: str,
+def test_a_function_whose_file_does_not_compile_is_a_stub_not_an_outage(torch_env, ported_260: Path, cmake: str, gxx: str,
                                                                         tmp_path: Path) -> None:
     """Blas.cpp calls f8f8bf16_rowwise, defined in RowwiseScaledMM.mu, which cannot compile on MUSA: the
     callers' other operators must still build. Here TriangularOps.mu (tril, triu) gains a call into

@@ -27,6 +27,7 @@ OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "ad
        "std", "var", "std_mean", "var_mean", "mode", "_cdist_forward", "_cdist_backward", "_pdist_forward",
        "_pdist_backward", "_index_put_impl_", "index", "sort", "sqrt", "complex", "where", "eq", "ne",
        "masked_fill_", "abs", "pow", "clamp_min", "sub", "div", "neg", "sign", "arange", "nonzero", "view_as_real",
+       "max", "min", "lt", "ge", "_assert_async", "remainder",
        "log_sigmoid_forward", "log_sigmoid_backward")
 
 PRELUDE = """
@@ -70,6 +71,10 @@ def _passes(build, statements: str) -> None:
     assert done.returncode == 0 and done.stdout.split()[-1:] == ["ok"], done.stderr[-3000:]
 
 
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
 def test_convolution_runs_on_the_ported_native_kernels_forward_and_backward(device) -> None:
     """A musa tensor reaches convolution_overrideable; the adapter routes it as _select_conv_backend routes a
     CUDA tensor without cuDNN: slow_conv2d, dilated, depthwise, transposed, grouped by splitting, 1-D as
@@ -89,6 +94,10 @@ same(lambda x, w: F.conv_transpose3d(x, w), torch.randn(1, 2, 3, 3, 3), torch.ra
 """)
 
 
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
 def test_operators_the_generic_code_refuses_run_on_the_ports_kernels(device) -> None:
     """std/var and their _mean forms, mode, cdist, pdist ("supports tensors on a CPU, CUDA, or XPU device
     only") and index_put with accumulate=True ("index_put does not support accumulate=true") run on the
@@ -112,6 +121,10 @@ same(F.logsigmoid, torch.randn(6), grad=True)  # CUDA's generic kernel named the
 """)
 
 
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
 def test_autocast_on_the_device_lowers_and_keeps_as_cudas_policy(device) -> None:
     """torch.autocast("musa") passes the AutocastPrivateUse1 key: a matrix product runs in float16 (lower
     precision), a float16 pow runs in float32 (an fp32 operator of the policy), and binary_cross_entropy is refused

@@ -419,4 +419,4 @@ def test_torch_include_folder(tmp_path: Path) -> None:
 
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch/extension.h").write_text("#pragma once\n")
-    assert torch_dirs(tmp_path)[:2] == [tmp_path, tmp_path / "torch/csrc/api/include"]
+    assert torch_dirs(tmp_path, tmp_path / "gen")[:2] == [tmp_path, tmp_path / "torch/csrc/api/include"]

@@ -42,7 +42,7 @@ def test_run_test_files_runs_each_part_given_as_jobs_hash_shards(monkeypatch: py
                                                                  tmp_path: Path) -> None:
     ran: list[tuple[str, tuple[int, int]]] = []
 
-    def fake(device, path, work, plugin_dir, timeout, log, test_timeout=None, tick=None, shard=(0, 1)):
+    def fake(device, path, work, plugin_dir, timeout, log, test_timeout=None, tick=None, shard=(0, 1), name=""):
         ran.append((path.name, shard))
         return opinfo_tests.FileResult(path.name, passed=1, seconds=2.0, shard=shard[0])
 

@@ -424,17 +424,22 @@ def deep_tmp(tmp_path: Path):
     remove_tree(tmp_path)
 
 
-def test_tree_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
+@pytest.mark.compiles
+@pytest.mark.slow
+def test_tree_1100_folders_deep_is_ported(deep_tmp: Path, clang) -> None:
     tmp_path = deep_tmp
     src, out = tmp_path / "pytorch", tmp_path / "out"
     shutil.copytree(FIXTURE_TREE, src)
-    (_deep(src / CUDA) / "Deep.cu").write_text("__global__ void deep_kernel() { cudaDeviceSynchronize(); }\n")
+    (_deep(src / CUDA) / "Deep.cu").write_text("#include <cuda_runtime.h>\n"
+                                               "__global__ void deep_kernel(float* x) { x[threadIdx.x] = 1.0f; }\n")
     result = port(src, out, "--no-registration")
     assert result.returncode == 0, result.stderr[-2000:]
     ported = f"{MUSA}/{'d/' * 1100}Deep.mu"
     assert (out / TREE / ported).is_file()
     found = musaport("whereis", "deep_kernel", "--out", str(out))
     assert found.returncode == 0 and ported in found.stdout, found.stderr[-2000:]
+    compiled = musaport("validate", "--compile", "--out", str(out), "-q", "*Deep.mu")
+    assert compiled.returncode == 0 and "1 of 1 passed" in compiled.stdout, compiled.stdout + compiled.stderr[-2000:]
     from musaport.fstree import remove_tree
 
     remove_tree(src / CUDA / "d")
@@ -443,6 +448,7 @@ def test_tree_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
     assert not (out / TREE / MUSA / "d").exists()
 
 
+@pytest.mark.slow
 def test_extension_1100_folders_deep_is_ported(deep_tmp: Path) -> None:
     tmp_path = deep_tmp
     src, out = tmp_path / "proj", tmp_path / "out"
@@ -713,7 +719,7 @@ def test_check_holds_its_ports_while_it_reads_them(tmp_path: Path) -> None:
 # D20: validate --run takes a kernel's name as its reports give it, without .cu.
 
 @pytest.mark.compiles
-def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path) -> None:
+def test_validate_run_matches_a_kernel_by_its_name(tmp_path: Path, gxx) -> None:
     result = musaport("validate", "--run", "--out", str(tmp_path / "out"), "elementwise")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 of 1 kernels passed" in result.stdout

@@ -124,7 +124,7 @@ def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
     assert ran.returncode == 0 and ran.stdout.startswith("PASS kernel_faults"), ran.stdout + ran.stderr
 
 
-# The fixtures that exercise the plain loop, its promotion to fibers at a barrier or warp operation,
+# The fixtures that exercise plain mode, its promotion to fibers at a barrier or warp operation,
 # shared memory and faults.
 AS_DEVICE = ["elementwise", "grid_stride", "block_reduce", "warp_reduce", "softmax", "dynamic_shared",
              "cub_block_scan", "trap_early_exit", "kernel_faults"]
@@ -141,11 +141,13 @@ int main(int, char** argv) {
 """
 
 
+@pytest.mark.compiles
 @pytest.mark.parametrize("name", AS_DEVICE)
+@pytest.mark.compiles
 def test_fixture_kernel_passes_built_as_the_device_builds_kernels(run_mode, name: str, tmp_path: Path) -> None:
     """The device's code model, not run mode's: the kernel in a shared library loaded with dlopen (its
     thread-locals reached through the dynamic TLS model, not relaxed to the executable's own), compiled
-    with the device's .mu flags (-O3, which inlines kernels into the plain loop) and DEVICE_FLAGS."""
+    with the device's .mu flags (-O3) and DEVICE_FLAGS."""
     import subprocess
 
     from musaport.validate.backend.backend import KERNEL_OPT_FLAGS

@@ -41,7 +41,7 @@ def test_a_new_mode_is_one_class_and_one_entry(monkeypatch: pytest.MonkeyPatch) 
     fake = _Fake()
     monkeypatch.setattr(modes, "MODES", (*MODES, fake))
     assert choose({"fake": True}, {}, ()) is fake
-    with pytest.raises(LoadError, match="give exactly one of --compile, --run, --backend, --opinfo, --merge-reports or --fake"):
+    with pytest.raises(LoadError, match="give exactly one of --compile, --run, --backend, --opinfo, --merge-reports, --extension or --fake"):
         choose({"fake": True, "run": True}, {}, ())
     with pytest.raises(LoadError, match="--fake-level goes with --fake"):
         choose({"run": True}, {"fake_level": "3"}, ())

@@ -29,7 +29,7 @@ RUN = ("abs", "add", "fill", "mean", "mul", "neg", "sum", "tril", "triu")
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles
-def test_m1_on_the_musa_device(ported_260: Path, torch_env, cmake: str, gxx: str) -> None:
+def test_m1_on_the_musa_device(torch_env, ported_260: Path, cmake: str, gxx: str) -> None:
     result = musaport("validate", "--opinfo", "--out", str(ported_260), "--ops", ",".join(M1), "-j", "2")
     report = ported_260 / "validate_opinfo_report.json"
     assert report.is_file(), result.stderr[-3000:]

@@ -55,13 +55,9 @@ def load(library_path):
 
 
 @pytest.fixture(scope="module")
-def python(request: pytest.FixtureRequest) -> Path:
-    """The torch environment's python: the one MUSAPORT_TORCH_PYTHON names, else the release's torch
-    environment in the user cache (conftest's torch_env, which skips or fetches)."""
-    named = os.environ.get("MUSAPORT_TORCH_PYTHON")
-    if named:
-        return Path(named)
-    return request.getfixturevalue("torch_env").python
+def python(torch_env) -> Path:
+    """The torch environment's python (conftest's torch_env, which skips or, in CI, fetches)."""
+    return torch_env.python
 
 
 @pytest.mark.torch
@@ -392,6 +388,7 @@ instantiate_device_type_tests(TestAsCuda, globals())
 '''
 
 
+@pytest.mark.torch
 def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted_apart(python: Path,
                                                                                           tmp_path: Path) -> None:
     """The device runs CUDA's kernels: its tests are instantiated with @dtypesIfCUDA's dtypes and an OpInfo's
@@ -412,7 +409,8 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
     [(branch, tests, example)] = result.cuda_branches
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
     assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
-    assert example.endswith("test_cuda_skip_musa")
+    assert example.endswith("test_cuda_skip_musa: RuntimeError: upsample_bilinear2d_out_frame not implemented "
+                            "for 'Byte'"), example
     assert result.causes == (("RuntimeError: the port's own failure", 1,
                               "::TestAsCudaPRIVATEUSE1::test_port_failure_musa"),)
     assert [r for r, _, _ in result.skip_reasons] == ["the shim has no NCCL (rank N)"]

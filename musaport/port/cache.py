@@ -150,8 +150,7 @@ def package_files() -> list[Path]:
 # The index as :func:`dump` writes it (``jsonfile`` shapes): anything else reads as no cache.
 SUMMARY_SHAPE = {"counts": {**{k: int for k in ("total", "ported", "unchanged", "copied", "failed", "skipped")},
                             "*": int}, "unmapped_names": int, "unmapped_top": [[(str, int)]], "findings": int,
-                 "warnings": int, "problems": [str], "kept_names?": int,
-                 "python?": ({"*": object}, type(None))}
+                 "warnings": int, "problems": [str], "*": object}
 INDEX_SHAPE = {"key": str, "digest": str, "summary": ({"*": object}, type(None)), "results_sha256": str,
                "written_ns": int,
                "files": {"*": {"size": int, "mtime_ns": int, "out_size": int, "out_mtime_ns": int, "out": str,

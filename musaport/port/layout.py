@@ -265,8 +265,8 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
     out_r, root_r = out.resolve(), root.resolve()
     if out_r == root_r or root_r.is_relative_to(out_r):
         raise LoadError(f"{out}: --out must not be the source tree or contain it")
-    ported = [((root_r / folder.path).resolve(), folder) for folder in layout.folders]
-    for path, folder in ported:
+    for folder in layout.folders:
+        path = (root_r / folder.path).resolve()
         if out_r == path or out_r.is_relative_to(path):
             raise LoadError(f"{out}: --out is inside the ported source folder {folder.path} ({folder.where})")
     # An extension project builds inside itself (``build/``, skipped by its discovery); a PyTorch
@@ -274,8 +274,8 @@ def check_out(layout: Layout, root: Path, out: Path) -> None:
     if layout.selected is None and out_r.is_relative_to(root_r):
         raise LoadError(f"{out}: --out is inside the source tree {root}, which a run never writes; "
                         "give a folder outside it")
-    for path, folder in ported:
-        if path.is_relative_to(out_r):
+    for folder in layout.folders:  # an --out above a ported folder: its state and reports among the sources
+        if (root_r / folder.path).resolve().is_relative_to(out_r):
             raise LoadError(f"{out}: --out holds the ported source folder {folder.path} ({folder.where}); "
                             "give a folder that holds no sources")
 

@@ -369,6 +369,46 @@ class MergeReportsMode(Mode):
         return Result(passed, total, line, json_path, empty_fails=True)
 
 
+class ExtensionMode(Mode):
+    """An extension's port (OUT, of ``run --src``) compiled against the real torch, built by its ported
+    setup.py into a module that loads with the ``musa`` device of ``--torch``, and tested there with the
+    project's own tests; the work is in ``validate.extension``. Exit code 0 only when every file compiles,
+    the build passes, every module loads, every ported kernel is in a module and every test file ran clean."""
+
+    name = "extension"
+    help = ("OUT is an extension's port (run --src): compile it against the real torch, build it with its "
+            "ported setup.py against the musa device of --torch, load its modules and run its own tests on musa.")
+    options = (
+        Option(("--build-env", "build_env"), "--extension: a variable for the project's build and tests, "
+               "NAME=VALUE (FORCE_CUDA=1 where setup.py asks for it).", kind="text", multiple=True,
+               metavar="NAME=VALUE"),
+        Option(("--tests", "tests"), "--extension: the project's test files, as patterns (default: test_*.py "
+               "and *_test.py anywhere in the project).", kind="text", multiple=True, metavar="PATTERN"),
+    )
+    owns = ("torch", "build_env", "tests")
+    owns_why = "an extension's port proven against a PyTorch port's musa device"
+    takes_patterns = False
+    no_patterns_why = "select its test files with --tests"
+
+    def run(self, request: Invocation) -> Result:
+        from musaport.validate.extension.run import summary_line, validate_extension
+
+        o = request.options
+        env = {}
+        for item in o.get("build_env") or ():
+            name, eq, value = item.partition("=")
+            if not eq or not name.isidentifier():
+                raise LoadError(f"--build-env {item!r}: expected NAME=VALUE")
+            env[name] = value
+        tests = tuple(p.strip() for item in o.get("tests") or () for p in item.split(",") if p.strip())
+        command = ("musaport validate --extension --out EXT_OUT --torch PT_OUT"
+                   + "".join(f" --build-env {k}={v}" for k, v in env.items())
+                   + "".join(f" --tests {t}" for t in tests))
+        outcome = validate_extension(request.out, o.get("torch"), request.jobs, env, tests, request.log,
+                                     request.echo, request.progress, command)
+        return Result(outcome.passed, outcome.total, summary_line(outcome), outcome.md_path, empty_fails=True)
+
+
 def _seconds(text: Any, default: float | None) -> float | None:
     if text in (None, ""):
         return default
@@ -381,7 +421,8 @@ def _seconds(text: Any, default: float | None) -> float | None:
     return value
 
 
-MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode(), MergeReportsMode())
+MODES: tuple[Mode, ...] = (CompileMode(), RunMode(), BackendMode(), OpinfoMode(), MergeReportsMode(),
+                           ExtensionMode())
 
 
 def renamed(options: dict[str, Any]) -> list[tuple[str, str]]:

@@ -62,14 +62,13 @@ MU_FLAGS = ["-include", "musa_runtime.h", "-x", "c++"]
 # inf+3.2e14j, an unfused product's inf+0j). GCC forms FMAs only with -fexpensive-optimizations,
 # which -O1 leaves off, and only for a host that has the instruction.
 FMA_FLAGS = ["-mfma", "-ffp-contract=fast", "-fexpensive-optimizations"]
-# Kernels run on the CPU runtime's plain loop (musaport_shim/cpu/block.h), which -O3 inlines the kernel
-# into and unrolls. Measured on a 1M-element add kernel shaped as PyTorch's, in a dlopen'd library:
-# 4.3 ms per call at -O1, 2.4-2.7 ms at -O3; a block reduction with barriers 6.7 ms and 4.7 ms
-# (bench/emulation.py measures the device). It costs compile time (FillKernel.mu: +38% CPU), so it
-# applies to .mu files only, where the kernels are. TLS descriptors (-mtls-dialect=gnu2, which make each
-# threadIdx read cheaper: 1.7-2.0 ms for that add) are not used: built with them (at -O2 or -O3, with
-# or without this runtime's plain loop), the elementwise fixture, loaded with dlopen, launched with
-# garbage dimensions on this machine's glibc 2.36 (not pinned down; glibc's bug 31372, registers that
+# Kernels at -O3: the kernel is inlined into the launch's per-thread lambda and its per-thread element
+# loop unrolled. bench/shim_launch.py (a 1M-element add shaped as PyTorch's elementwise kernel, a block
+# reduction with barriers, in a dlopen'd library) measured 4.3 -> 2.2 ms and 5.8 -> 4.4 ms of CPU per
+# call. It costs compile time (FillKernel.mu: +38% CPU), so it applies to .mu files only, where the
+# kernels are. TLS descriptors (-mtls-dialect=gnu2, which make each threadIdx read cheaper) are not used:
+# built with them (at -O2 or -O3), the elementwise fixture, loaded with dlopen, launched with garbage
+# dimensions on this machine's glibc 2.36 (not pinned down; glibc's bug 31372, registers that
 # _dl_tlsdesc_dynamic's slow path did not preserve, fixed in 2.40, is of that kind).
 KERNEL_OPT_FLAGS = ["-O3"]
 

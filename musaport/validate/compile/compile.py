@@ -24,6 +24,7 @@ from pathlib import Path
 from musaport import children, jsoncache
 from musaport.errors import LoadError
 from musaport.extension.overlay import overlay_flags
+from musaport.fstree import walk
 from musaport.ops.emit_cmake import left_out_sources
 from musaport.outdir import (CMAKE_FILE, OVERLAY_JSON, VALIDATE_JSON, VALIDATE_MD, VALIDATE_RESULTS, OutDir,
                               write_atomic)
@@ -108,7 +109,9 @@ def compile_status(out: OutDir, jobs: int, patterns: tuple[str, ...] = ("*.mu",)
 
 def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
                      passes: tuple[str, ...] = ("host", "device"), pch: bool = True,
-                     torch: Path | None = None, progress: Progress | None = None) -> list[Outcome]:
+                     torch: Path | None = None, progress: Progress | None = None,
+                     torch_headers: list[Path] | None = None, state: Path | None = None,
+                     extra_env: str = "") -> list[Outcome]:
     """Check every ported TU matching ``patterns``; cached by TU and environment digest.
 
     With ``pch`` the common prelude is parsed once per pass into a precompiled
@@ -116,24 +119,36 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     OUT is an extension's port (``run --src``), compiled against this
     PyTorch: the OUT of a ``run --pytorch-src``, or an installed torch's
     include folder. ``progress`` is told of the long phases (torchgen, the prelude, the files).
+    ``torch_headers``: OUT is an extension's port compiled against exactly these header folders, in
+    order (``validate --extension``: a PyTorch port's headers, then the release wheel's); ``state``:
+    where the cache and the precompiled preludes go (default: OUT's ``validate`` work folder);
+    ``extra_env``: more that decides every result (the PyTorch port's state), digested with the rest.
     """
     progress = progress or Progress()
     clang = toolchain.find()
     out.require_port()
     recorded = Request.load(out)  # the run's own request names its tree; older ports only their report
     source = recorded.source if recorded is not None else Path(out.porting_report()["source"])
-    tree, state = out.tree, out.work("validate")
-    includes = _includes(tree, source, state, progress) if torch is None else _extension_includes(out, source, torch)
-    files = sorted(p for p in tree.rglob("*") if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
+    tree, state = out.tree, state or out.work("validate")
+    if torch_headers is not None:
+        includes = _extension_includes(out, source, torch_headers, state)
+    elif torch is not None:
+        includes = _extension_includes(out, source, torch_dirs(torch, out.work("validate") / "torch"), state)
+    else:
+        includes = _includes(tree, source, state, progress)
+    every = (Path(folder) / name for folder, _, names in walk(tree) for name in names)  # any depth (fstree)
+    files = sorted(p for p in every if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
     env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
-        env = hashlib.sha256((env + _environment_digest(OutDir(torch), clang, [], ())).encode()).hexdigest()
+        extra_env += _environment_digest(OutDir(torch), clang, [], ())
+    if extra_env:
+        env = hashlib.sha256((env + extra_env).encode()).hexdigest()
     cache = (jsoncache.load(state / VALIDATE_RESULTS, RESULTS_SHAPE, env=env) or {}).get("results", {})
     todo = sorted((f for f in files if _key(f) not in cache), key=lambda f: -f.stat().st_size)  # slowest first
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress) if pch and todo else {}
+        pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress, state) if pch and todo else {}
         with progress.steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
             futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
             for future in as_completed(futures):
@@ -203,15 +218,17 @@ def missing_headers_note(out: OutDir, outcomes: list[Outcome]) -> str | None:
     return note
 
 
-def _extension_includes(out: OutDir, source: Path, torch: Path) -> list[str]:
-    """An extension's port laid over the project's own files (see ``extension.overlay``), then ``torch``."""
-    project = overlay_flags(out.tree, source, set(out.out_paths()), out.work("validate") / OVERLAY_JSON)
-    return [f"-I{shim_include()}", *project, *[f"-I{d}" for d in torch_dirs(torch)]]
+def _extension_includes(out: OutDir, source: Path, torch_headers: list[Path], state: Path) -> list[str]:
+    """An extension's port laid over the project's own files (see ``extension.overlay``), then the
+    PyTorch headers."""
+    project = overlay_flags(out.tree, source, set(out.out_paths()), state / OVERLAY_JSON)
+    return [f"-I{shim_include()}", *project, *[f"-I{d}" for d in torch_headers]]
 
 
-def torch_dirs(torch: Path) -> list[Path]:
+def torch_dirs(torch: Path, generated: Path) -> list[Path]:
     """The PyTorch headers ``--torch`` names: an installed torch's include folder, or a ported PyTorch's OUT
-    (its port, the tree its porting_report.json names, validate's generated headers under its state)."""
+    (its port, the tree its porting_report.json names, and the headers a build would generate, made from
+    that tree into ``generated``: a folder of the extension's own OUT, never the PyTorch port's)."""
     python = Path(sysconfig.get_paths()["include"])  # torch/extension.h includes Python.h
     if (torch / "torch/extension.h").is_file():
         return [torch, torch / "torch/csrc/api/include", python]
@@ -222,7 +239,7 @@ def torch_dirs(torch: Path) -> list[Path]:
                         f"nor the --out of 'musaport run --pytorch-src' (no {port.report_json.name})")
     if not (source / "aten/src/ATen").is_dir():
         raise LoadError(f"{torch}: --torch is a port of {source}, which is not a PyTorch tree")
-    return _pytorch_dirs(port.tree, source, port.work("validate")) + [python]
+    return _pytorch_dirs(port.tree, source, generated) + [python]
 
 
 def _selected(rel: str, patterns: tuple[str, ...]) -> bool:
@@ -261,11 +278,12 @@ def prelude_text(headers: tuple[str, ...]) -> str:
 
 
 def prelude_pchs(pool: ThreadPoolExecutor, out: OutDir, clang: Toolchain, includes: list[str],
-                 passes: tuple[str, ...], env: str, progress: Progress | None = None) -> dict[str, Path]:
-    """Pass → precompiled prelude, built once per environment; a pass whose prelude does not build
-    (a broken ported header) falls back to the core prelude, then to none, so its TUs report their
-    own first error."""
-    state = out.work("validate")
+                 passes: tuple[str, ...], env: str, progress: Progress | None = None,
+                 state: Path | None = None) -> dict[str, Path]:
+    """Pass → precompiled prelude, built once per environment (in ``state``, by default OUT's ``validate``
+    work folder); a pass whose prelude does not build (a broken ported header) falls back to the core
+    prelude, then to none, so its TUs report their own first error."""
+    state = state or out.work("validate")
     headers = []
     for tier, names in (("full", PRELUDE), ("core", CORE_PRELUDE)):
         headers.append(state / f"prelude-{tier}.h")

@@ -20,13 +20,13 @@ compiler's device pass would take.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from musaport.cpp.launches import LaunchError, rewrite_launches
 from musaport.cpp.parser import encode, parse
+from musaport.fstree import walk
 from musaport.outdir import write_atomic
 
 
@@ -95,6 +95,6 @@ def refresh(tree: Path, view: Path) -> list[ViewProblem]:
 
 def _files(root: Path) -> list[Path]:
     found = []
-    for folder, _, names in os.walk(root):
+    for folder, _, names in walk(root):  # any depth (fstree)
         found += [Path(folder) / n for n in names if not n.startswith(".")]
     return found

@@ -236,8 +236,9 @@ def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
 def cuda_branches(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
     """Failed tests whose own code checks for a CUDA device, grouped by that line (file:line: text): the
     device runs CUDA's kernels, and such a test's CUDA branch (a skip, another dtype list) does not fire
-    for a PrivateUse1 device.  Counted apart from the port's failures."""
-    return _ranked((str(row["cuda_branch"]), 1, str(row.get("test", "")))
+    for a PrivateUse1 device.  Counted apart from the port's failures; each group's example is a test with
+    its error line, for a person to judge whether the branch or the port made it fail."""
+    return _ranked((str(row["cuda_branch"]), 1, f"{row.get('test', '')}: {str(row.get('first', ''))[:150]}")
                    for row in rows if row.get("outcome") == "failed" and row.get("cuda_branch"))
 
 

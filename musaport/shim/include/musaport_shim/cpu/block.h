@@ -16,10 +16,8 @@
 // the source location of the barrier or warp operation, and the run aborts.
 #pragma once
 
-#include <algorithm>
 #include <csetjmp>
 #include <cstdarg>
-#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -39,19 +37,11 @@ inline constexpr bool kExitedThreadsArrive = MUSAPORT_EXITED_THREADS_ARRIVE != 0
 inline constexpr bool kExitedThreadsArrive = false;
 #endif
 
-class BlockRunner;
-
 // The launch lambda, type-erased: invoke(object) runs the kernel for the
-// current GPU thread.  plain(runner, object), when set, runs the threads of a
-// block one after another in a loop instantiated for this lambda
-// (BlockRunner::run_plain), so the kernel is inlined into the loop: no
-// indirect call per GPU thread, and the compiler can hoist what does not
-// change between threads (the address of the thread-local threadIdx among
-// them) out of it.
+// current GPU thread.
 struct KernelBody {
   void (*invoke)(void*);
   void* object;
-  void (*plain)(BlockRunner&, void*) = nullptr;
 };
 
 // A GPU thread's fault: it stops the grid, and the launch reports it as a
@@ -125,44 +115,19 @@ class BlockRunner {
   Fault run_block(const KernelBody& body, dim3 block_dim, uint3 block_index) {
     begin(body, block_dim, block_index);
     if (setjmp(escape_) == 0) {
-      if (body.plain != nullptr) {
-        body.plain(*this, body.object);
-      } else {
-        run_plain([this] { body_.invoke(body_.object); });
+      for (unsigned t = 0; t < n_; ++t) {
+        enter(lanes_[t]);
+        invoke_kernel();
+        if (promoted_) {  // lane t turned this block into fibers and has just finished
+          finish_native_lane();
+          break;
+        }
+        lanes_[t].state = LaneState::Exited;
+        ++exited_;
       }
     }
     end();
     return fault_;
-  }
-
-  // Plain mode: the threads one after another on the OS stack, each a call of `kernel`, until one of
-  // them synchronises (promotes the block to fibers; it then finishes the block here).  Lanes are
-  // filled in as they start (promote() fills in the rest), so a barrier-free block costs per thread a
-  // few stores and the kernel itself.
-  template <class Kernel>
-  void run_plain(Kernel&& kernel) {
-    uint3 index{0, 0, 0};
-    for (unsigned t = 0; t < n_; ++t) {
-      Lane& lane = lanes_[t];
-      lane.id = t;
-      lane.index = index;
-      lane.has_context = false;
-      enter(lane);
-      if (!call_kernel(kernel)) thread_threw();
-      if (promoted_) {  // lane t turned this block into fibers and has just finished
-        finish_native_lane();
-        return;
-      }
-      lane.state = LaneState::Exited;
-      ++exited_;
-      if (++index.x == dim_.x) {  // counted, not divided: three divisions cost as much as a small thread
-        index.x = 0;
-        if (++index.y == dim_.y) {
-          index.y = 0;
-          ++index.z;
-        }
-      }
-    }
   }
 
   // The running GPU thread trapped, failed a device assert or let an
@@ -236,16 +201,12 @@ class BlockRunner {
     call = self.warp;
   }
 
-  // Lanes of the caller's warp that exist and have not exited.  In plain mode the lanes before the
-  // caller have exited and those after it have not started (their Lane entries are not filled in yet).
+  // Lanes of the caller's warp that exist and have not exited.
   unsigned active_mask() const {
     const unsigned base = current_->id - current_->id % 32;
     unsigned mask = 0;
-    for (unsigned i = 0; i < 32 && base + i < n_; ++i) {
-      const unsigned id = base + i;
-      const bool exited = promoted_ ? lanes_[id].state == LaneState::Exited : id < current_->id;
-      if (!exited) mask |= 1u << i;
-    }
+    for (unsigned i = 0; i < 32 && base + i < n_; ++i)
+      if (lanes_[base + i].state != LaneState::Exited) mask |= 1u << i;
     return mask;
   }
 
@@ -280,14 +241,27 @@ class BlockRunner {
   void begin(const KernelBody& body, dim3 block_dim, uint3 block_index) {
     body_ = body;
     block_ = block_index;
-    dim_ = block_dim;
     n_ = block_dim.x * block_dim.y * block_dim.z;
     if (lanes_.size() < n_) lanes_.resize(n_);
     if (stacks_.size() < n_) stacks_.resize(n_);
-    if (ring_.size() < n_) ring_.resize(n_);  // a run queue of n slots; promote() fills what it reads
-    const size_t warps = (n_ + 31) / 32;
-    if (warp_arrived_.size() < warps) warp_arrived_.resize(warps);
-    std::fill(warp_arrived_.begin(), warp_arrived_.begin() + warps, 0u);
+    ring_.assign(n_, 0);
+    warp_arrived_.assign((n_ + 31) / 32, 0);
+    // Counted, not divided: three divisions a lane cost as much as a small kernel's whole thread.
+    uint3 index{0, 0, 0};
+    for (unsigned i = 0; i < n_; ++i) {
+      Lane& lane = lanes_[i];
+      lane.id = i;
+      lane.index = index;
+      lane.state = LaneState::NotStarted;
+      lane.has_context = false;
+      if (++index.x == block_dim.x) {
+        index.x = 0;
+        if (++index.y == block_dim.y) {
+          index.y = 0;
+          ++index.z;
+        }
+      }
+    }
     promoted_ = false;
     fault_ = Fault::None;
     exited_ = arrived_ = votes_ = 0;
@@ -311,27 +285,21 @@ class BlockRunner {
   // copies its message: the fault leaves the thread after the exception is
   // destroyed, so the C++ runtime's per-thread exception state stays clean.
   void invoke_kernel() {
-    if (!call_kernel(body_.invoke, body_.object)) thread_threw();
-  }
-
-  // Run the current thread's kernel call; false when an exception escaped it (its message is kept).
-  template <class Kernel, class... Args>
-  bool call_kernel(Kernel& kernel, Args... args) {
+    char what[512];
+    what[0] = '\0';
+    bool threw = false;
     try {
-      kernel(args...);
-      return true;
+      body_.invoke(body_.object);
     } catch (const std::exception& e) {
-      std::snprintf(thrown_, sizeof(thrown_), ": %s", e.what());
+      threw = true;
+      std::snprintf(what, sizeof(what), ": %s", e.what());
     } catch (...) {
-      thrown_[0] = '\0';
+      threw = true;
     }
-    return false;
-  }
-
-  [[noreturn]] void thread_threw() {
-    if (char* newline = std::strchr(thrown_, '\n')) *newline = '\0';  // c10::Error appends a backtrace
+    if (!threw) return;
+    if (char* newline = std::strchr(what, '\n')) *newline = '\0';  // c10::Error appends a backtrace
     fault(Fault::LaunchFailure, "kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u)%s", block_.x,
-          block_.y, block_.z, current_->index.x, current_->index.y, current_->index.z, thrown_);
+          block_.y, block_.z, current_->index.x, current_->index.y, current_->index.z, what);
   }
 
   // Switch the block to fibers: every thread after the current one becomes a
@@ -340,21 +308,8 @@ class BlockRunner {
     promoted_ = true;
     native_ = current_->id;
     current_->has_context = true;  // saved by its first switch, before anyone resumes it
-    head_ = queued_ = 0;
-    uint3 index = current_->index;
-    for (unsigned i = current_->id + 1; i < n_; ++i) {  // the threads plain mode has not started
-      if (++index.x == dim_.x) {
-        index.x = 0;
-        if (++index.y == dim_.y) {
-          index.y = 0;
-          ++index.z;
-        }
-      }
-      Lane& lane = lanes_[i];
-      lane.id = i;
-      lane.index = index;
-      lane.has_context = false;
-      lane.state = LaneState::Ready;
+    for (unsigned i = current_->id + 1; i < n_; ++i) {
+      lanes_[i].state = LaneState::Ready;
       push(i);
     }
   }
@@ -607,8 +562,6 @@ class BlockRunner {
   std::vector<unsigned> warp_arrived_;  // per warp: lanes waiting in a warp operation
   KernelBody body_{nullptr, nullptr};
   uint3 block_{0, 0, 0};
-  dim3 dim_{1, 1, 1};
-  char thrown_[512] = {};  // the message of an exception that escaped a kernel thread
   unsigned n_ = 0;
   bool promoted_ = false;
   bool active_ = false;

@@ -329,8 +329,7 @@ inline void musaport_launch(dim3 grid, dim3 block, size_t shmem, musaStream_t st
   using Callable = std::remove_reference_t<Body>;
   const musaport::cpu::KernelBody erased{
       [](void* object) { (*static_cast<Callable*>(object))(); },
-      const_cast<void*>(static_cast<const void*>(std::addressof(body))),
-      [](musaport::cpu::BlockRunner& runner, void* object) { runner.run_plain(*static_cast<Callable*>(object)); }};
+      const_cast<void*>(static_cast<const void*>(std::addressof(body)))};
   musaport::cpu::launch(grid, block, shmem, stream, erased);
 }
 

@@ -1,0 +1,361 @@
+"""Phase 2 of ``validate --extension``: the ported project built as its ported ``setup.py`` says, then imported.
+
+The build tree (``OUT/.musaport/extension/src``) is the project's own files
+with the port laid over them (each ported file at its ported path, the file
+it replaced left out), in the CPU view the ``musa`` device is built from:
+launches turned into calls, device branches that only assert on the host
+taken (``validate.cpu_view``).  The ported ``setup.py`` runs there with the
+torch environment's Python (``build_ext --inplace``), a stand-in
+``torch_musa`` package on its path (``templates/extension``):
+``MUSAExtension`` and ``BuildExtension`` are torch's own ``CppExtension`` and
+``BuildExtension`` with ``.mu`` compiled by the device build's flags through
+its compiler cache, and the device's library linked.  Then every module the
+build made is loaded with the device in the same torch: a kernel the build
+files dropped is an undefined symbol here, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from musaport import children
+from musaport.errors import LoadError
+from musaport.ops.emit_registration import header
+from musaport.outdir import EXTENSION_BUILD_LOG, OutDir, write_atomic
+from musaport.resources import render_template, shim_include, shim_third_party, user_cache
+from musaport.validate.cpu import view as cpu_view
+from musaport.validate.backend.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
+from musaport.validate.device.cmake_build import tool
+from musaport.validate.device.build import DEVICE_FLAGS, LOADER
+
+SKIPPED_DIRS = {".git", "build", "dist", "__pycache__", ".eggs"}
+BUILD_SECONDS = 3600.0
+# Flags every MUSA source of the device is compiled with besides the language and optimisation (backend's
+# BASE_FLAGS less what a project's own build sets).
+COMMON_FLAGS = ("-DAT_PER_OPERATOR_HEADERS", "-DC10_MUSA_NO_CMAKE_CONFIGURE_FILE")
+_ERROR = re.compile(r"(?:^|\s)(?:fatal )?error:|^\w*Error\b|^error\b", re.IGNORECASE)
+_BUILDING = re.compile(r"^building '([\w.]+)' extension")
+_SOURCE = re.compile(r"\s(\S+\.(?:mu|cu|cpp|cc|cxx|c))\s+-o\s")  # a compiler call: SOURCE -o OBJECT
+
+
+@dataclass(frozen=True)
+class Device:
+    """The ``musa`` device an extension builds against: its library, loader folder and CPU view."""
+
+    library: Path
+    loader_dir: Path
+    view: Path
+    python: Path
+    torch_include: Path  # the release wheel's torch/include
+    release: str
+
+
+@dataclass
+class Module:
+    """One module the build made: its file, the sources compiled into it, whether it loads with the device."""
+
+    name: str
+    file: str = ""
+    sources: list[str] = field(default_factory=list)
+    loaded: bool = False
+    error: str = ""
+    missing: list[str] = field(default_factory=list)
+    defined_in: dict[str, list[str]] = field(default_factory=dict)  # missing symbol → ported files defining it
+
+
+@dataclass
+class BuildResult:
+    ok: bool
+    command: str
+    error: str = ""
+    log: str = ""
+    modules: list[Module] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # ported MUSA sources no module compiled
+    left_out_flags: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def build_tree(out: OutDir, state: Path) -> Path:
+    """The project with its port laid over it, in the CPU view; refreshed in place (unchanged files keep
+    their mtime); every file not wanted any more is removed, the modules of an earlier build with them."""
+    source = out.source()
+    if source is None or not source.is_dir():
+        raise LoadError(f"{out.report_json}: the project it was ported from is gone ({source})")
+    dest = state / "src"
+    ported = out.out_paths()
+    wanted: set[str] = set()
+    for path in _project_files(source, out.root):
+        rel = path.relative_to(source).as_posix()
+        if rel not in ported:
+            wanted.add(rel)
+            _put(dest / rel, path.read_bytes(), path)
+    for rel in sorted(set(ported.values())):
+        data = (out.tree / rel).read_bytes()
+        try:
+            data = cpu_view.cpu_bytes(data)
+        except Exception:  # noqa: BLE001 - a launch not delimited: the file stays as ported, its compile says why
+            pass
+        wanted.add(rel)
+        _put(dest / rel, data, out.tree / rel)
+    for path in sorted(p for p in dest.rglob("*") if p.is_file() or p.is_symlink()):
+        if path.relative_to(dest).as_posix() not in wanted:
+            path.unlink()
+    return dest
+
+
+def _project_files(source: Path, out_root: Path) -> list[Path]:
+    found = []
+    out_root = out_root.resolve()
+    for folder, dirs, names in os.walk(source):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(".")
+                         and not d.endswith(".egg-info") and (here / d).resolve() != out_root)
+        found += [here / n for n in sorted(names) if not n.startswith(".") and (here / n).is_file()
+                  and not n.endswith((".so", ".pyc"))]
+    return found
+
+
+def _put(path: Path, data: bytes, origin: Path) -> None:
+    """Write ``data`` unless the file already holds it; keep the origin's executable bit."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    write_atomic(path, data)
+    if origin.stat().st_mode & stat.S_IXUSR:
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def stand_in(state: Path, device: Device) -> Path:
+    """The stand-in ``torch_musa`` package, a compiler wrapper through the compiler cache, and the pytest
+    plugin, written into ``state/site`` (the folder to put on ``PYTHONPATH``)."""
+    site = state / "site"
+    text = header("templates/extension").replace("//", "#", 1)
+    write_atomic(site / "torch_musa/__init__.py", render_template(
+        "extension/torch_musa_init.py.j2", header=text, library=str(device.library),
+        loader=str(device.loader_dir)).encode())
+    write_atomic(site / "torch_musa/utils/__init__.py", (text + "\n").encode())
+    mu_after = [*(FMA_FLAGS if host_has_fma() else []), *DEVICE_FLAGS]
+    write_atomic(site / "torch_musa/utils/musa_extension.py", render_template(
+        "extension/musa_extension.py.j2", header=text, musa_home=str(site),
+        include_dirs=[str(shim_include()), str(device.view / "aten/src"), str(device.view)],
+        after_dirs=[str(shim_third_party())], library_dir=str(device.library.parent),
+        common_flags=list(COMMON_FLAGS), mu_flags=list(MU_FLAGS), mu_after=mu_after).encode())
+    plugin = Path(__file__).with_name("pytest_plugin.py")
+    write_atomic(site / "musaport_extension_plugin.py", plugin.read_bytes())
+    ccache = tool("ccache")
+    wrapper = site / "bin/c++"
+    write_atomic(wrapper, (f"#!/bin/sh\nexec {ccache + ' ' if ccache else ''}g++ \"$@\"\n").encode())
+    wrapper.chmod(0o755)
+    return site
+
+
+def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) -> dict[str, str]:
+    """The build's variables: the stand-in first on the path, the compiler through the cache (its base
+    folder OUT, so another OUT of the same project hits it), the user's ``--build-env`` last."""
+    cxx = str(site / "bin/c++")
+    env = dict(os.environ)
+    env.update(PYTHONPATH=os.pathsep.join([str(site), str(device.loader_dir)]), CC=cxx, CXX=cxx,
+               LDSHARED=f"{cxx} -pthread -shared", MUSAPORT_DEVICE_LIBRARY=str(device.library),
+               MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1")
+    env.setdefault("CCACHE_DIR", str(user_cache() / "ccache"))
+    env.update(CCACHE_BASEDIR=str(out.root.resolve()), CCACHE_NOHASHDIR="1")
+    env.setdefault("CCACHE_MAXSIZE", "5G")
+    env.update(extra)
+    return env
+
+
+def setup_script(tree: Path, out: OutDir) -> Path:
+    """The ported ``setup.py`` nearest the project's root."""
+    ported = sorted((p for p in out.out_paths().values() if p.rsplit("/", 1)[-1] == "setup.py"),
+                    key=lambda p: (p.count("/"), p))
+    if not ported:
+        raise LoadError(f"{out.tree}: the port has no setup.py to build the project with")
+    return tree / ported[0]
+
+
+def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str], log) -> BuildResult:
+    """``python setup.py build_ext --inplace`` in the build tree; the modules it made, each loaded."""
+    import time
+
+    started = time.monotonic()
+    tree = build_tree(out, state)
+    site = stand_in(state, device)
+    setup = setup_script(tree, out)
+    temp = state / "build-temp"
+    cmd = [str(device.python), "setup.py", "build_ext", "--inplace", "--build-temp", str(temp)]
+    command = f"cd {setup.parent.relative_to(tree).as_posix() or '.'} && python setup.py build_ext --inplace"
+    log(f"musaport: building {setup.relative_to(tree)} ({command})")
+    env = environment(out, site, device, extra_env)
+    try:
+        done = subprocess.run(cmd, cwd=setup.parent, env=env, capture_output=True, text=True, timeout=BUILD_SECONDS,
+                              stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())
+        text, code = done.stdout + done.stderr, done.returncode
+    except subprocess.TimeoutExpired as exc:
+        text, code = f"{exc.stdout or ''}{exc.stderr or ''}\nerror: the build took more than {BUILD_SECONDS:.0f} s", -1
+    write_atomic(state / EXTENSION_BUILD_LOG, text.encode())
+    modules = _modules(text, tree)
+    result = BuildResult(code == 0, command, "" if code == 0 else first_error(text), str(state / EXTENSION_BUILD_LOG),
+                         modules, left_out_flags=_left_out_flags(text))
+    compiled = {s for m in modules for s in m.sources}
+    result.dropped = sorted(rel for rel in set(out.out_paths().values()) if rel.endswith(".mu") and rel not in compiled)
+    if result.ok:
+        _locate(modules, tree)
+        load_modules(modules, tree, device, env, state)
+        ported = sorted(set(out.out_paths().values()))
+        for m in modules:
+            m.defined_in = {sym: files for sym in m.missing if (files := defined_in(sym, tree, ported))}
+    result.seconds = round(time.monotonic() - started, 1)
+    return result
+
+
+def first_error(text: str) -> str:
+    """The compiler's first error, else the last line of a Python traceback, else the last line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for line in lines:
+        if re.search(r"(?:fatal )?error:", line) and not line.startswith(("error: command", "error: Command")):
+            return line
+    for line in reversed(lines):
+        if re.match(r"^[\w.]*(Error|Exception)\b", line):
+            return line
+    return lines[-1] if lines else "the build failed without a message"
+
+
+def _left_out_flags(text: str) -> list[str]:
+    marker = "torch_musa stand-in: mcc flags the CPU build leaves out: "
+    found: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(marker):
+            found += [f for f in line[len(marker):].split() if f not in found]
+    return found
+
+
+def _modules(text: str, tree: Path) -> list[Module]:
+    """The modules setuptools built, in order, each with the tree-relative sources compiled into it
+    (from its ``building 'X' extension`` line and the compiler calls after it)."""
+    modules: list[Module] = []
+    for line in text.splitlines():
+        opened = _BUILDING.match(line.strip())
+        if opened:
+            modules.append(Module(opened.group(1)))
+            continue
+        if modules and " -c " in line:
+            for src in _SOURCE.findall(line):
+                path = Path(src) if os.path.isabs(src) else None
+                rel = _tree_relative(src, tree, path)
+                if rel and rel not in modules[-1].sources:
+                    modules[-1].sources.append(rel)
+    return modules
+
+
+def _tree_relative(src: str, tree: Path, path: Path | None) -> str:
+    candidates = [path] if path is not None else [p for p in tree.rglob(Path(src).name) if p.as_posix().endswith(src.lstrip("./"))]
+    for c in candidates:
+        try:
+            return c.resolve().relative_to(tree.resolve()).as_posix()
+        except ValueError:
+            continue
+    return ""
+
+
+def _locate(modules: list[Module], tree: Path) -> None:
+    """Each module's built file in the tree (``pkg.mod`` → ``pkg/mod*.so``)."""
+    for m in modules:
+        parts = m.name.split(".")
+        folder = tree.joinpath(*parts[:-1]) if len(parts) > 1 else None
+        found = []
+        for base in ([folder] if folder else []) + [p.parent for p in tree.rglob(parts[-1] + "*.so")]:
+            found += sorted(base.glob(parts[-1] + ".so")) + sorted(base.glob(parts[-1] + ".*.so"))
+        if found:
+            m.file = found[0].relative_to(tree).as_posix()
+        else:
+            m.error = "the build made no file for it"
+
+
+def load_modules(modules: list[Module], tree: Path, device: Device, env: dict[str, str], state: Path) -> None:
+    """Load every built module in the torch environment with the device loaded (``import_child.py``); a
+    module that does not load gets the loader's error and every symbol it needs that nothing defines."""
+    files = [str(tree / m.file) for m in modules if m.file]
+    if not files:
+        return
+    child = Path(__file__).with_name("import_child.py")
+    done = subprocess.run([str(device.python), str(child), str(device.library), str(device.loader_dir), *files],
+                          cwd=tree, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                          preexec_fn=children.tied_to_this_process())
+    answers = {}
+    for line in done.stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        answers[item["file"]] = item
+    for m in modules:
+        if not m.file:
+            continue
+        item = answers.get(str(tree / m.file))
+        if item is None:
+            m.error = "the import check died: " + (first_error(done.stderr) if done.stderr.strip() else f"exit {done.returncode}")
+            continue
+        m.loaded, m.error = item["ok"], item.get("error", "")
+        if not m.loaded:
+            m.missing = unresolved(tree / m.file, device)
+
+
+def unresolved(library: Path, device: Device) -> list[str]:
+    """Every symbol ``library`` needs that none of the libraries it is loaded with defines (demangled):
+    the device's library, torch's, and the system's versioned symbols (``@GLIBC``...) aside."""
+    nm = shutil.which("nm")
+    if nm is None:
+        return []
+    needed = _symbols(nm, library, "--undefined-only")
+    defined: set[str] = set()
+    torch_lib = device.python.parent.parent
+    libs = [device.library, *sorted(torch_lib.glob("lib/python3*/site-packages/torch/lib/*.so*"))]
+    for lib in libs:
+        defined |= _symbols(nm, lib, "--defined-only")
+    missing = sorted(s for s in needed - defined if "@" not in s and not s.startswith(("Py", "_Py", "__gmon")))
+    return _demangle(missing)
+
+
+def _symbols(nm: str, library: Path, which: str) -> set[str]:
+    """The dynamic symbols ``nm`` lists; of the undefined ones only the strong (``U``): a weak one
+    (``w``: ``__gmon_start__``, ``_ITM_*``) may stay unresolved."""
+    done = subprocess.run([nm, "-D", which, str(library)], capture_output=True, text=True)
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()]
+    if which == "--undefined-only":
+        return {r[-1] for r in rows if len(r) >= 2 and r[-2] == "U"}
+    return {r[-1] for r in rows}
+
+
+def defined_in(symbol: str, tree: Path, candidates: list[str]) -> list[str]:
+    """The files among ``candidates`` (tree-relative) that define a function of the symbol's name: where a
+    missing symbol would have come from (``shift_musa(at::Tensor const&, double)`` → ``shift_musa.mu``)."""
+    name = symbol.split("(", 1)[0].rsplit("::", 1)[-1].strip()
+    if not name.isidentifier():
+        return []
+    pattern = re.compile(rf"\b{re.escape(name)}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", re.S)
+    found = []
+    for rel in candidates:
+        try:
+            if pattern.search((tree / rel).read_text(encoding="utf-8", errors="replace")):
+                found.append(rel)
+        except OSError:
+            continue
+    return found
+
+
+def _demangle(symbols: list[str]) -> list[str]:
+    filt = shutil.which("c++filt")
+    if not filt or not symbols:
+        return symbols
+    done = subprocess.run([filt], input="\n".join(symbols), capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    return lines if len(lines) == len(symbols) else symbols

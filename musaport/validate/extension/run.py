@@ -1,0 +1,176 @@
+"""``musaport validate --extension``: a ported extension project proven as the PyTorch port is.
+
+Three phases on the ``--out`` of ``musaport run --src PROJECT`` (EXT_OUT),
+against the ``--out`` of ``musaport run --pytorch-src`` of the release the
+project builds with (PT_OUT, ``--torch``), whose ``musa`` device is built
+first if it is not (``validate.device``):
+
+1. compile: every ported TU against the real torch (``extension.compile``);
+2. build: the ported ``setup.py`` run with a stand-in ``torch_musa``, every
+   module it made loaded with the device (``extension.build``);
+3. tests: the project's own tests through pytest on ``musa``
+   (``extension.tests``).
+
+Everything it writes is under EXT_OUT: ``validate_extension_report.json``
+and ``.md`` at its top, the work in ``.musaport/extension/``.  PT_OUT is
+only read (but for building its device when it has none, as
+``validate --opinfo`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from musaport.errors import LoadError, ToolError
+from musaport.outdir import VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD, OutDir, write_atomic
+from musaport.resources import render_template
+from musaport.validate.torchwheel import libtorch, torchenv
+from musaport.validate.device.build import LOADER, STATE
+from musaport.validate.extension import build as phase_build
+from musaport.validate.extension import compile as phase_compile
+from musaport.validate.extension import tests as phase_tests
+from musaport.validate.extension.trace import Tracer
+
+LIBRARY = "libmusaport_backend.so"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The report as written, and the counts the exit code is made of."""
+
+    doc: dict
+    passed: int
+    total: int
+    json_path: Path
+    md_path: Path
+
+
+def pytorch_port(torch: Path | None) -> OutDir:
+    """``--torch``: the OUT of ``run --pytorch-src`` (a LoadError naming it otherwise)."""
+    if torch is None:
+        raise LoadError("--extension needs --torch PT_OUT, the --out of 'musaport run --pytorch-src' of the "
+                        "release the project builds with")
+    pt = OutDir(torch)
+    source = pt.source()
+    if not pt.report_json.is_file() or source is None:
+        raise LoadError(f"{torch}: --torch is not the --out of 'musaport run --pytorch-src' (no {pt.report_json.name})")
+    if not (source / "aten/src/ATen").is_dir():
+        raise LoadError(f"{torch}: --torch is a port of {source}, which is not a PyTorch tree")
+    return pt
+
+
+def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
+    """PT_OUT's ``musa`` device, built (every operator) when it has none yet."""
+    state = pt.work(STATE)
+    library = state / LIBRARY
+    release = libtorch.release(pt.source())
+    try:
+        env = torchenv.fetch(release, log=log)
+    except torchenv.FetchError as exc:
+        raise ToolError(str(exc)) from None
+    if not library.is_file() or not (state / LOADER).is_file():
+        from musaport.validate.device.build import build_device
+
+        log(f"musaport: {pt.root} has no musa device yet: building it")
+        built = build_device(pt, None, jobs, log)
+        if built.library is None:
+            raise ToolError(f"{pt.root}: the musa device did not build: {built.figures.get('error', '')}")
+    return phase_build.Device(library, state, state / "cpu", env.python, env.site_packages / "torch/include", release)
+
+
+def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: dict[str, str],
+                       test_patterns: tuple[str, ...], log, echo, progress=None, command: str = "") -> Outcome:
+    """The three phases; the report written; see the module docstring."""
+    started = time.monotonic()
+    out.require_port()
+    pt = pytorch_port(torch)
+    patterns = phase_tests.check_patterns(test_patterns)
+    device = device_of(pt, jobs, log)
+    tracer = Tracer(out)
+    state = out.work("extension")
+
+    log("musaport: phase 1 of 3: compile every ported file against the real torch")
+    try:
+        outcomes = phase_compile.compile_phase(out, pt, device.torch_include, device.python, jobs, progress)
+    except LoadError:
+        outcomes = []  # no translation unit in the port: nothing to compile
+    files = []
+    for c in outcomes:
+        echo(f"{'PASS' if c.ok else 'FAIL'} {c.file}" + ("" if c.ok else f" [{c.failed_pass}] {c.error}"))
+        entry = asdict(c)
+        if not c.ok:
+            entry.update(tracer.trace(c.error, [c.file]).as_dict())
+        files.append(entry)
+    compiled = {"passed": sum(c.ok for c in outcomes), "total": len(outcomes), "files": files}
+
+    log("musaport: phase 2 of 3: build with the ported setup.py and load each module with the device")
+    built = phase_build.run_build(out, state, device, build_env, log)
+    echo(f"{'PASS' if built.ok else 'FAIL'} build ({built.command})" + ("" if built.ok else f": {built.error}"))
+    for m in built.modules:
+        echo(f"{'PASS' if m.loaded else 'FAIL'} import {m.name}" + ("" if m.loaded else f": {m.error}")
+             + (f" (missing: {', '.join(m.missing[:4])}{' ...' if len(m.missing) > 4 else ''})" if m.missing else ""))
+        for symbol, where in m.defined_in.items():
+            echo(f"NOTE {symbol} is defined in {', '.join(where)}"
+                 + (", which no module of the build compiles" if set(where) <= set(built.dropped) else ""))
+    for rel in built.dropped:
+        echo(f"NOTE {rel}: ported, but no module of the build compiles it")
+    build_doc = asdict(built)
+    if not built.ok:
+        # A build stops in setup.py's Python as often as in a compiler: every finding of the files it names.
+        build_doc["trace"] = tracer.trace(built.error + "\n" + _log_tail(built.log), [], near=None).as_dict()
+    for m in build_doc["modules"]:  # a missing symbol leads to the ported file that defines it, else the module's
+        where = sorted({f for files in m["defined_in"].values() for f in files})
+        m["trace"] = tracer.trace("", where or m["sources"], near=None).as_dict() if not m["loaded"] else {}
+
+    log("musaport: phase 3 of 3: the project's own tests on musa")
+    tree = state / "src"
+    test_files: list[phase_tests.TestFile] = []
+    if built.ok:
+        root = phase_build.setup_script(tree, out).parent
+        env = phase_build.environment(out, state / "site", device, build_env)
+        sources = sorted({s for m in built.modules for s in m.sources})
+        test_files = phase_tests.run_tests(tree, root, phase_tests.find_tests(tree, patterns), device, env, state,
+                                           tracer, sources, log)
+    for t in test_files:
+        echo(f"{'PASS' if _clean(t) else 'FAIL'} tests {t.file}: {t.passed} passed, {t.failed} failed, "
+             f"{t.skipped} skipped, {t.errors} errors" + (f" ({t.error})" if t.error else ""))
+    totals = {k: sum(getattr(t, k) for t in test_files) for k in ("passed", "failed", "skipped", "errors")}
+    tests_doc = {"ran": built.ok, "patterns": list(patterns), **totals, "files": [asdict(t) for t in test_files]}
+
+    loaded = sum(m.loaded for m in built.modules)
+    doc = {"command": command, "project": str(out.source()), "torch": str(pt.root), "release": device.release,
+           "device": str(device.library), "compile": compiled, "build": build_doc, "tests": tests_doc,
+           "summary": {"compile": [compiled["passed"], compiled["total"]], "build": built.ok,
+                       "modules": [loaded, len(built.modules)], "dropped_kernels": len(built.dropped),
+                       "tests": totals, "seconds": round(time.monotonic() - started, 1)}}
+    json_path, md_path = out.top(VALIDATE_EXTENSION_JSON), out.top(VALIDATE_EXTENSION_MD)
+    write_atomic(json_path, (json.dumps(doc, indent=2) + "\n").encode())
+    write_atomic(md_path, render_template("validate_extension_report.md.j2", doc=doc).encode())
+    passed = compiled["passed"] + int(built.ok) + loaded + sum(_clean(t) for t in test_files)
+    total = compiled["total"] + 1 + len(built.modules) + len(test_files) + len(built.dropped)
+    return Outcome(doc, passed, total, json_path, md_path)
+
+
+def _clean(t: phase_tests.TestFile) -> bool:
+    return not (t.failed or t.errors or t.error) and bool(t.passed + t.skipped)
+
+
+def _log_tail(path: str, lines: int = 60) -> str:
+    try:
+        return "\n".join(Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def summary_line(o: Outcome) -> str:
+    s = o.doc["summary"]
+    t = s["tests"]
+    tests = (f"tests {t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped, {t['errors']} errors"
+             if o.doc["tests"]["ran"] else "tests not run (the build failed)")
+    return (f"compile {s['compile'][0]} of {s['compile'][1]} passed; build {'passed' if s['build'] else 'failed'}; "
+            f"modules loaded {s['modules'][0]} of {s['modules'][1]}"
+            + (f"; {s['dropped_kernels']} ported kernel file(s) in no module" if s["dropped_kernels"] else "")
+            + f"; {tests}; report: {o.md_path}")

@@ -1,0 +1,148 @@
+"""Phase 3 of ``validate --extension``: the project's own tests, through pytest, on the ``musa`` device.
+
+They run in the build tree (the project, its port laid over it, the modules
+phase 2 built in place), so they import the ported Python as the port left
+it.  One pytest per test file, in the torch environment, with our plugin
+loading the device before any test module (``-p musaport_extension_plugin``)
+and pytest-forked running each test in a process of its own: a test that
+kills its process fails alone.  ``MUSAPORT_TEST_DEVICE=musa`` is set for
+tests that take their device from the environment.  The project's own
+``addopts`` are dropped (``--cov`` and the like need plugins the environment
+does not have).  Each failure keeps its first error line and is traced to
+the ported files its traceback names, else to the ported sources of the
+modules the build made, and the rules that changed them (``trace``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from musaport import children
+from musaport.errors import LoadError
+from musaport.outdir import EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG, write_atomic
+from musaport.validate.extension.build import SKIPPED_DIRS, Device
+from musaport.validate.extension.trace import Tracer
+
+DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
+TEST_SECONDS = 300  # one test (pytest-timeout)
+FILE_SECONDS = 3600.0  # one file
+
+
+@dataclass
+class TestFile:
+    """One test file's counts, and its failures (test id, first error line, trace)."""
+
+    file: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    error: str = ""  # the file did not run (collection error, pytest died): why
+    failures: list[dict] = field(default_factory=list)
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+
+
+def find_tests(tree: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """The test files under the build tree: a pattern with a ``/`` is matched against the tree-relative
+    path, one without against the file name (pytest's own ``python_files`` by default)."""
+    found = []
+    for folder, dirs, names in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(".") and d != "site")
+        for n in sorted(names):
+            rel = (Path(folder) / n).relative_to(tree).as_posix()
+            if n.endswith(".py") and any(fnmatch.fnmatchcase(rel if "/" in p else n, p) for p in patterns):
+                found.append(Path(folder) / n)
+    return found
+
+
+def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: dict[str, str], state: Path,
+              tracer: Tracer, built_sources: list[str], log) -> list[TestFile]:
+    """Each file through pytest in ``root`` (the folder of the ported setup.py); counts and traced failures."""
+    if not files:
+        return []
+    results = []
+    env = dict(env, MUSAPORT_TEST_DEVICE="musa", PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], str(root)]))
+    for i, path in enumerate(files, 1):
+        rel = path.relative_to(tree).as_posix()
+        log(f"musaport: tests {i} of {len(files)}: {rel}")
+        xml = state / "tests" / f"{i:03d}{EXTENSION_TEST_JUNIT}"
+        xml.unlink(missing_ok=True)
+        xml.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [str(device.python), "-m", "pytest", str(path), "-p", "musaport_extension_plugin", "--forked",
+               f"--timeout={TEST_SECONDS}", "-o", "addopts=", "-q", "-rN", f"--junitxml={xml}", "-p", "no:cacheprovider"]
+        try:
+            done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=FILE_SECONDS,
+                                  stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())
+            output = done.stdout + done.stderr
+        except subprocess.TimeoutExpired as exc:
+            output = f"{exc.stdout or ''}{exc.stderr or ''}\nthe file took more than {FILE_SECONDS:.0f} s"
+        write_atomic(state / "tests" / f"{i:03d}{EXTENSION_TEST_LOG}", output.encode())
+        results.append(_read(rel, xml, output, tracer, built_sources))
+    return results
+
+
+def _read(rel: str, xml: Path, output: str, tracer: Tracer, built_sources: list[str]) -> TestFile:
+    result = TestFile(rel)
+    try:
+        root = ET.parse(xml).getroot()
+    except (OSError, ET.ParseError):
+        result.error = _last_error(output) or "pytest wrote no report"
+        return result
+    for case in root.iter("testcase"):
+        result.seconds += float(case.get("time") or 0)
+        test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
+        outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        if outcome is None:
+            result.passed += 1
+        elif outcome.tag == "skipped":
+            result.skipped += 1
+            reason = (outcome.get("message") or "").splitlines()[0][:200] if outcome.get("message") else "skipped"
+            result.skip_reasons[reason] = result.skip_reasons.get(reason, 0) + 1
+        else:
+            if outcome.tag == "failure":
+                result.failed += 1
+            else:
+                result.errors += 1
+            text = (outcome.text or "") + "\n" + (outcome.get("message") or "")
+            trace = tracer.trace(text, built_sources)
+            result.failures.append({"test": test_id, "kind": outcome.tag, "error": _first_line(outcome),
+                                    **trace.as_dict()})
+    result.seconds = round(result.seconds, 1)
+    if not any((result.passed, result.failed, result.skipped, result.errors)):
+        result.error = _last_error(output) or "no test was collected"
+    return result
+
+
+_EXC = re.compile(r"^E\s+(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*)$")
+
+
+def _first_line(outcome: ET.Element) -> str:
+    """The exception line pytest marks with ``E``, else the report's message."""
+    for line in (outcome.text or "").splitlines():
+        m = _EXC.match(line)
+        if m:
+            return m.group(1)[:300]
+    return ((outcome.get("message") or "").splitlines() or [outcome.tag])[0][:300]
+
+
+def _last_error(output: str) -> str:
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for line in lines:
+        m = re.match(r"^E\s+(.*(?:Error|Exception).*)$", line)
+        if m:
+            return m.group(1)[:300]
+    return lines[-1][:300] if lines else ""
+
+
+def check_patterns(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    for p in patterns:
+        if p.startswith("/") or ".." in p.split("/"):
+            raise LoadError(f"--tests {p}: a pattern is relative to the project")
+    return patterns or DEFAULT_PATTERNS

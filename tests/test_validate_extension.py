@@ -1,0 +1,103 @@
+"""``validate --extension`` on vecops (fixtures/extensions/vecops, written for this): compile, build, tests.
+
+The PyTorch port is 2.6.0's with an M1 device (its build is the one
+``tests/test_device.py`` makes; the compiler cache makes the second cheap).
+vecops has two kernels; a copy whose ``setup.py`` leaves one out proves that
+a dropped kernel is caught as a missing symbol at import, not passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, musaport, tree_digest
+from musaport.outdir import OutDir
+from musaport.validate.device.build import build_device
+
+VECOPS = ROOT / "fixtures" / "extensions" / "vecops"
+M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
+
+
+@pytest.fixture(scope="module")
+def pt_out(torch_env, ported_260: Path, cmake: str, gxx: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the 2.6.0 port with its M1 musa device built."""
+    out = tmp_path_factory.mktemp("ext-device") / "pt"
+    shutil.copytree(ported_260, out, symlinks=True)
+    build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
+    assert build.library is not None, build.figures
+    return out
+
+
+def _port(project: Path, out: Path) -> None:
+    done = musaport("run", "--src", str(project), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+
+
+def _validate(ext: Path, pt: Path):
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt), "-j", "2")
+    report = json.loads((ext / "validate_extension_report.json").read_text())
+    return done, report
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path, tmp_path: Path) -> None:
+    ext = tmp_path / "ext"
+    _port(VECOPS, ext)
+    before = tree_digest(pt_out)
+    done, report = _validate(ext, pt_out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["compile"]["passed"] == report["compile"]["total"] == 3  # vecops.cpp and the two .mu
+    assert report["build"]["ok"] and report["build"]["dropped"] == []
+    (module,) = report["build"]["modules"]
+    assert module["name"] == "vecops._C" and module["loaded"]
+    assert sorted(module["sources"]) == ["csrc/musa/scale_musa.mu", "csrc/musa/shift_musa.mu", "csrc/vecops.cpp"]
+    tests = report["tests"]
+    assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (7, 0, 1, 0)
+    assert "PASS import vecops._C" in done.stdout
+    assert (ext / "validate_extension_report.md").read_text().count("vecops._C") >= 1
+    assert tree_digest(pt_out) == before  # the PyTorch port is only read
+    assert not (VECOPS / "build").exists() and not list(VECOPS.rglob("*.so"))  # nor is the project written
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_kernel_the_build_files_drop_is_a_missing_symbol_at_import(pt_out: Path, tmp_path: Path) -> None:
+    project = tmp_path / "vecops"
+    shutil.copytree(VECOPS, project)
+    setup = project / "setup.py"
+    setup.write_text(setup.read_text().replace(', "csrc/cuda/shift_cuda.cu"', ""))
+    ext = tmp_path / "ext"
+    _port(project, ext)
+    done, report = _validate(ext, pt_out)
+    assert done.returncode == 1
+    assert report["build"]["ok"]  # a Python extension links with symbols left undefined ...
+    (module,) = report["build"]["modules"]
+    assert not module["loaded"] and "undefined symbol" in module["error"]  # ... and does not load
+    assert module["missing"] == ["shift_musa(at::Tensor const&, double)"]
+    assert report["build"]["dropped"] == ["csrc/musa/shift_musa.mu"]
+    assert module["defined_in"] == {"shift_musa(at::Tensor const&, double)": ["csrc/musa/shift_musa.mu"]}
+    assert ("NOTE shift_musa(at::Tensor const&, double) is defined in csrc/musa/shift_musa.mu, which no module of "
+            "the build compiles") in done.stdout
+    assert "NOTE csrc/musa/shift_musa.mu: ported, but no module of the build compiles it" in done.stdout
+    assert report["tests"]["passed"] == 0 and report["tests"]["errors"] + sum(
+        1 for f in report["tests"]["files"] if f["error"]) >= 1
+
+
+def test_extension_mode_needs_a_pytorch_port(tmp_path: Path) -> None:
+    ext = tmp_path / "ext"
+    _port(VECOPS, ext)
+    done = musaport("validate", "--extension", "--out", str(ext))
+    assert done.returncode == 2 and "--extension needs --torch PT_OUT" in done.stderr
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(ext))
+    assert done.returncode == 2 and "which is not a PyTorch tree" in done.stderr
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(ext), "--build-env", "FORCE")
+    assert done.returncode == 2 and "expected NAME=VALUE" in done.stderr
+    assert not (ext / "validate_extension_report.json").exists()
