@@ -436,7 +436,7 @@ def test_compile_mode_knows_musparse_csrgemm2_and_spmm(tmp_path: Path) -> None:
 
 def test_validate_usage_errors(tmp_path: Path) -> None:
     both = musaport("validate", "--compile", "--run")
-    assert both.returncode == 2 and "exactly one of --compile, --run, --backend, --opinfo or --merge-reports" in both.stderr
+    assert both.returncode == 2 and "exactly one of --compile, --run, --backend, --opinfo, --merge-reports or --extension" in both.stderr
     missing = musaport("validate", "--compile", "--out", str(tmp_path), env=stand_in_clang(tmp_path))
     assert missing.returncode == 2
     assert missing.stderr.count("\n") == 1 and "no ported tree here" in missing.stderr
