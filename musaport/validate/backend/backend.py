@@ -70,7 +70,10 @@ FMA_FLAGS = ["-mfma", "-ffp-contract=fast", "-fexpensive-optimizations"]
 # built with them (at -O2 or -O3), the elementwise fixture, loaded with dlopen, launched with garbage
 # dimensions on this machine's glibc 2.36 (not pinned down; glibc's bug 31372, registers that
 # _dl_tlsdesc_dynamic's slow path did not preserve, fixed in 2.40, is of that kind).
-KERNEL_OPT_FLAGS = ["-O3"]
+# Without the tree vectorizer: GCC 12 (Debian's) stops with an internal compiler error ("unrecognizable
+# insn", a V2SF shift) vectorizing signbit in UnarySignKernels.mu at -O2 and -O3, with or without SLP
+# vectorization; -O3 -fno-tree-vectorize compiles it and keeps the inlining and unrolling measured above.
+KERNEL_OPT_FLAGS = ["-O3", "-fno-tree-vectorize"]
 
 
 def host_has_fma(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
