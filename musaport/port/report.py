@@ -90,27 +90,25 @@ class Report:
 
     def unmapped(self) -> list[dict]:
         """Every CUDA API name left in code, most frequent first, with its family and sites."""
+        return [{"name": n, "family": family(n), "count": count, "sites": where}
+                for n, count, where in self._name_uses(lambda r: r.unmapped)]
+
+    def _name_uses(self, names_of) -> list[tuple[str, int, list[str]]]:
+        """(name, uses, ``file:line`` sites) of the names ``names_of(result)`` gives, most used first."""
         uses: Counter[str] = Counter()
         sites: dict[str, dict[str, None]] = defaultdict(dict)
         for r in sorted(self.results, key=lambda r: r.src):
-            for name, line in r.unmapped:
+            for name, line in names_of(r):
                 uses[name] += 1
                 sites[name][f"{r.src}:{line}"] = None
-        ordered = sorted(uses, key=lambda n: (-uses[n], n))
-        return [{"name": n, "family": family(n), "count": uses[n], "sites": list(sites[n])} for n in ordered]
+        return [(n, uses[n], list(sites[n])) for n in sorted(uses, key=lambda n: (-uses[n], n))]
 
     def kept_cuda_names(self) -> list[dict]:
         """The CUDA spellings left on purpose, each with the reason the keep-list gives, most frequent first."""
         from musaport.port.file import kept
 
-        uses: Counter[str] = Counter()
-        sites: dict[str, dict[str, None]] = defaultdict(dict)
-        for r in sorted(self.results, key=lambda r: r.src):
-            for name, line in r.kept:
-                uses[name] += 1
-                sites[name][f"{r.src}:{line}"] = None
-        ordered = sorted(uses, key=lambda n: (-uses[n], n))
-        return [{"name": n, "reason": kept(n), "count": uses[n], "sites": list(sites[n])} for n in ordered]
+        return [{"name": n, "reason": kept(n), "count": count, "sites": where}
+                for n, count, where in self._name_uses(lambda r: r.kept)]
 
     def families(self, unmapped: list[dict] | None = None) -> list[dict]:
         """Unmapped names per library family: names, uses and files, most files first."""
