@@ -268,6 +268,18 @@ def test_validate_torch_must_be_a_pytorch(ported: dict[str, Path], tmp_path: Pat
     assert_one_clear_line(result, 2, "--torch goes with --compile")
 
 
+def test_device_files_against_an_installed_torchs_headers_alone_are_refused(ported: dict[str, Path],
+                                                                            tmp_path: Path) -> None:
+    """D9: an installed torch's include folder holds a CUDA build's headers; a .mu fails on its __half in
+    clang's CUDA mode, so device files are refused in one line that says what to give instead."""
+    wheel = tmp_path / "include"
+    (wheel / "torch").mkdir(parents=True)
+    (wheel / "torch/extension.h").write_text("#pragma once\n")
+    clang = stand_in_clang(tmp_path)
+    result = musaport("validate", "--compile", "--out", str(ported["imgops"]), "--torch", str(wheel), env=clang)
+    assert_one_clear_line(result, 2, "a CUDA build's", "--out of 'musaport run --pytorch-src'", "'*.cpp'")
+
+
 @pytest.mark.shared
 @pytest.mark.compiles
 @pytest.mark.parametrize("name", list(EXPECTED))

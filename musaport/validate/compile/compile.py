@@ -140,6 +140,12 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     files = sorted(p for p in every if p.is_file() and _selected(p.relative_to(tree).as_posix(), patterns))
     if not files:
         raise LoadError(f"{tree}: no ported file matches {' '.join(patterns)}")
+    if torch is not None and (torch / "torch/extension.h").is_file() and any(f.suffix == ".mu" for f in files):
+        raise LoadError(f"{torch}: an installed torch's headers are a CUDA build's: device files (.mu) do not "
+                        "compile against them alone (c10/util/Half-inl.h takes CUDA's __half in clang's CUDA "
+                        "mode), as a MUSA build reads the PyTorch port's c10 headers first; give --torch the "
+                        "--out of 'musaport run --pytorch-src' of that release (or 'validate --extension'), or "
+                        "select host files ('*.cpp')")
     env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
         extra_env += _environment_digest(OutDir(torch), clang, [], ())
