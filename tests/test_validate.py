@@ -253,7 +253,7 @@ def _ported_tree(tmp_path: Path, name: str, text: str) -> Path:
     (out / "generated_cuda_compatible").mkdir(parents=True)
     (out / "generated_cuda_compatible" / name).write_text(text)
     (tmp_path / "src").mkdir()
-    (out / "porting_report.json").write_text(json.dumps({"source": str(tmp_path / "src")}))
+    (out / "porting_report.json").write_text(json.dumps({"source": str(tmp_path / "src"), "files": {}}))
     return out
 
 
