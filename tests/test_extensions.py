@@ -49,8 +49,9 @@ class Expected:
 
 
 # The unchanged count holds each package's __init__.py: the project's Python is in the port too (pyport).
+# imgops's setup.py device check is ported (setup-torch-device), so its findings are the two nvcc flags.
 EXPECTED = {
-    "imgops": Expected("imgops", 6, 2, 7, 6, 4, 3, ("*.mu", "csrc/ops/autocast/box_iou_kernel.cpp")),
+    "imgops": Expected("imgops", 6, 2, 7, 6, 4, 2, ("*.mu", "csrc/ops/autocast/box_iou_kernel.cpp")),
     "scatter_ops": Expected("scatter_ops", 6, 1, 3, 5, 3, 2, ("*.mu", "csrc/version.cpp")),
     "rnnt_lib": Expected("rnnt_lib", 7, 0, 3, 8, 4, 6, ("*.mu",)),
 }
@@ -387,6 +388,33 @@ def test_setup_py_flags_with_lines() -> None:
     text = "import torch\nif torch.cuda.is_available():\n    f = ['-gencode=arch=compute_70,code=sm_70']\n"
     found = [(f.rule, f.line) for f in port_setup_py(text, "", NO_RENAMES).findings]
     assert found == [("setup-torch-cuda", 2), ("build-nvcc-flags", 3)]
+
+
+BUILDER = "from torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+MUSA_BUILDER = "from torch_musa.utils.musa_extension import MUSAExtension, MUSA_HOME\n"
+
+
+def test_a_build_script_with_the_musa_builder_checks_the_musa_device() -> None:
+    """Deformable-DETR's setup.py raises unless ``torch.cuda.is_available() and CUDA_HOME``: built with
+    torch_musa's builder (whose import adds torch.musa), the check asks the musa device."""
+    text = BUILDER + "if torch.cuda.is_available() and CUDA_HOME is not None:\n    n = torch.cuda.device_count()\n"
+    ported = port_setup_py(text, "", NO_RENAMES)
+    assert ported.text == (MUSA_BUILDER + "if torch.musa.is_available() and MUSA_HOME is not None:\n"
+                           "    n = torch.musa.device_count()\n")
+    assert ported.fired["setup-torch-device"] == 2 and ported.findings == ()
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    # no MUSA builder: nothing would import torch_musa, so torch.musa would not exist
+    ("import torch\nok = torch.cuda.is_available()\n", 2),
+    # an NVIDIA architecture: the Python pack reviews it, so the build script keeps it and reports it
+    (BUILDER + "major = torch.cuda.get_device_capability()[0]\n", 2),
+    (BUILDER + "v = torch.version.cuda\nw = torch.cuda\n", 3),
+])
+def test_other_cuda_checks_in_a_build_script_are_reported(text: str, line: int) -> None:
+    ported = port_setup_py(text, "", NO_RENAMES)
+    assert "torch.musa" not in ported.text
+    assert ("setup-torch-cuda", line) in [(f.rule, f.line) for f in ported.findings]
 
 
 @pytest.mark.parametrize(("before", "after"), [

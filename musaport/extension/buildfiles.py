@@ -30,6 +30,7 @@ from musaport.extension import sources
 from musaport.extension.includes import follow_path, join
 from musaport.extension.pyeval import assignments, evaluate
 from musaport.port.file import FileResult, FileStatus, provenance, sha256
+from musaport.pyport.pack import load as load_python_pack  # owns which torch.cuda names torch.musa mirrors
 from musaport.rewrite.apply import Finding
 from musaport.rewrite.transforms import rename_path
 
@@ -87,6 +88,7 @@ TORCH_CUDA = Flag("setup-torch-cuda", re.compile(r"\btorch\.cuda\b"),
                   "a CUDA check in the build script; decide by hand what the MUSA build tests (torch_musa's device)")
 CUDA_ENV = Flag("setup-cuda-environment", re.compile(r"^\w*CUDA\w*$"),
                 "a CUDA environment variable or setting; decide its MUSA counterpart by hand")
+SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
                  f"a qualified use of {TORCH_BUILDER}'s CUDA builder; use {MUSA_BUILDER}'s")
 
@@ -276,7 +278,7 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
         if tok.type == tokenize.NAME:
             _setup_name(tok.string, before, after, start, end, edits)
             if tok.string == "torch" and after == "." and i + 2 < len(tokens) and tokens[i + 2].string == "cuda":
-                edits.flag(TORCH_CUDA, start, _line_text(text, start))
+                _torch_cuda(tokens[i:i + 5], any(s >= 0 for s, _ in covered), edits)
         elif tok.type == tokenize.STRING:
             _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces), start, end,
                           folder, paths, edits)
@@ -286,6 +288,20 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
     except SyntaxError as exc:
         raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
     return ported
+
+
+def _torch_cuda(tokens: list[tokenize.TokenInfo], musa_builder: bool, edits: _Edits) -> None:
+    """``torch.cuda.NAME`` in a build script: the device check of a script that builds with torch_musa's builder
+    asks torch_musa's device module (importing the builder imports torch_musa, which adds ``torch.musa``), for
+    the names the Python pack maps without review (``is_available``, ``device_count``, ...); any other use is a
+    finding. Without the MUSA builder nothing imports torch_musa, so nothing is rewritten."""
+    start = edits.offset(*tokens[0].start)
+    name = tokens[4].string if len(tokens) == 5 and tokens[3].string == "." else ""
+    mirror = load_python_pack().mirrored("torch.cuda").get(name) if musa_builder else None
+    if mirror is None or tokens[4].type != tokenize.NAME:
+        edits.flag(TORCH_CUDA, start, _line_text(edits.text, start))
+        return
+    edits.edit(start, edits.offset(*tokens[2].end), mirror[0], SETUP_TORCH_DEVICE)
 
 
 def _import_edit(node: ast.ImportFrom, edits: _Edits) -> tuple[int, int]:

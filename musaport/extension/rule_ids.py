@@ -10,7 +10,7 @@ report like any pack rule's.
 
 from __future__ import annotations
 
-from musaport.extension.buildfiles import CMAKE_FLAGS, CUDA_ENV, QUALIFIED, TORCH_CUDA
+from musaport.extension.buildfiles import CMAKE_FLAGS, CUDA_ENV, QUALIFIED, SETUP_TORCH_DEVICE, TORCH_CUDA
 from musaport.extension.includes import RULE_ID
 from musaport.rewrite.registry import CodeRule
 
@@ -26,6 +26,11 @@ CODE_RULES: tuple[CodeRule, ...] = (
              "from torch_musa.utils.musa_extension import MUSAExtension, BuildExtension"),
     CodeRule("setup-builder-names", "edit", "The CUDA builder's names are spelled as the MUSA builder's.", _BUILD,
              "CUDAExtension(", "MUSAExtension("),
+    CodeRule(SETUP_TORCH_DEVICE, "edit", "In a build script that builds with torch_musa's builder (whose import "
+             "imports torch_musa, adding torch.musa), a torch.cuda device check asks torch.musa, for the names the "
+             "Python pack's py-torch-cuda-api maps; other torch.cuda uses stay and are reported (setup-torch-cuda).",
+             _BUILD, "if torch.cuda.is_available() and CUDA_HOME is not None:",
+             "if torch.musa.is_available() and MUSA_HOME is not None:"),
     CodeRule("setup-compiler-key", "edit", "The per-compiler flags key of nvcc is the MUSA compiler's (mcc).", _BUILD,
              "extra_compile_args={'nvcc': [...]}", "extra_compile_args={'mcc': [...]}"),
     CodeRule("build-with-musa", "edit", "A WITH_CUDA/USE_CUDA build guard is the MUSA build's WITH_MUSA/USE_MUSA.",

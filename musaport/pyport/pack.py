@@ -128,6 +128,12 @@ class Pack:
     def first(self, kind: str) -> PyRule | None:
         return next((r for r in self.rules if r.kind == kind), None)
 
+    def mirrored(self, module: str) -> dict[str, tuple[str, str]]:
+        """The names of ``module`` that another module offers with the same meaning (a ``module`` rule with no
+        review flag): name → (that module, the rule's id). setup.py's device checks are ported by them too."""
+        return {name: (r.get("to"), r.id) for r in self.of_kind("module")
+                if r.get("from") == module and not r.flag for name in r.get("names", ())}
+
 
 def pack_files() -> list[Path]:
     """The bundled Python packs, in the order their names sort."""
