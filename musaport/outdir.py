@@ -66,6 +66,9 @@ TEST_DONE, TEST_DIED, TEST_STATE = ".done.txt", ".died.txt", ".state.json"
 # In the work folder "extension": the ported setup.py's build log, and per test file of the project
 # (``tests/<nnn><suffix>``) pytest's JUnit and its output.
 EXTENSION_BUILD_LOG = "build.log"
+# In the work folder "extension": the packages the project's tests import (--test-deps), and the list that
+# was installed there (a changed list installs again).
+EXTENSION_DEPS, EXTENSION_DEPS_RECORD = "deps", "requirements.txt"
 EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG = ".xml", ".log"
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.

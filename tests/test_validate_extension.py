@@ -92,6 +92,52 @@ def test_a_kernel_the_build_files_drop_is_a_missing_symbol_at_import(pt_out: Pat
         1 for f in report["tests"]["files"] if f["error"]) >= 1
 
 
+SCRIPT = """import torch
+import vecops
+import vecref
+
+x = torch.arange(6, dtype=torch.float32)
+got = vecops.scale(x.musa(), 2.0).cpu()
+assert torch.equal(got, vecref.scale(x, 2.0)), got
+assert {fails}, "the script's own check failed"
+print("ok")
+"""
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_test_script_runs_as_its_project_runs_it_with_the_packages_it_imports(
+        pt_out: Path, torch_env, tmp_path: Path, fails: bool) -> None:
+    """Deformable-DETR tests with ``python test.py``: a file with no pytest test is run as a script and
+    counts as one test; what it imports that the torch environment lacks comes from --test-deps."""
+    project = tmp_path / "vecops"
+    shutil.copytree(VECOPS, project)
+    (project / "test.py").write_text(SCRIPT.format(fails=not fails))
+    ref = tmp_path / "vecref"
+    (ref / "vecref").mkdir(parents=True)
+    (ref / "vecref/__init__.py").write_text("def scale(x, f):\n    return x * f\n")
+    (ref / "setup.py").write_text("from setuptools import setup\nsetup(name='vecref', version='1.0', "
+                                  "packages=['vecref'])\n")
+    ext = tmp_path / "ext"
+    _port(project, ext)
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
+                    "--tests", "test.py", "--test-deps", str(ref))
+    report = json.loads((ext / "validate_extension_report.json").read_text())
+    (script,) = report["tests"]["files"]
+    assert script["file"] == "test.py"
+    assert (ext / ".musaport/extension/deps/vecref/__init__.py").is_file()
+    if fails:
+        assert done.returncode == 1
+        assert (script["passed"], script["failed"]) == (0, 1)
+        assert script["failures"][0]["error"] == "AssertionError: the script's own check failed"
+    else:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert (script["passed"], script["failed"], script["error"]) == (1, 0, "")
+    assert not list(torch_env.site_packages.glob("vecref*"))  # the torch environment is never changed
+
+
 def test_extension_mode_needs_a_pytorch_port(tmp_path: Path) -> None:
     ext = tmp_path / "ext"
     _port(VECOPS, ext)
@@ -101,4 +147,6 @@ def test_extension_mode_needs_a_pytorch_port(tmp_path: Path) -> None:
     assert done.returncode == 2 and "which is not a PyTorch tree" in done.stderr
     done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(ext), "--build-env", "FORCE")
     assert done.returncode == 2 and "expected NAME=VALUE" in done.stderr
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(ext), "--test-deps", "--user")
+    assert done.returncode == 2 and "--test-deps '--user': expected a requirement" in done.stderr
     assert not (ext / "validate_extension_report.json").exists()

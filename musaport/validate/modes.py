@@ -384,8 +384,12 @@ class ExtensionMode(Mode):
                metavar="NAME=VALUE"),
         Option(("--tests", "tests"), "--extension: the project's test files, as patterns (default: test_*.py "
                "and *_test.py anywhere in the project).", kind="text", multiple=True, metavar="PATTERN"),
+        Option(("--test-deps", "test_deps"), "--extension: a package the project's tests import that the torch "
+               "environment lacks, as a pip requirement (einops, torchvision==0.21.0); installed as given, "
+               "without its dependencies, under OUT/.musaport/extension/deps.", kind="text", multiple=True,
+               metavar="REQUIREMENT"),
     )
-    owns = ("torch", "build_env", "tests")
+    owns = ("torch", "build_env", "tests", "test_deps")
     owns_why = "an extension's port proven against a PyTorch port's musa device"
     takes_patterns = False
     no_patterns_why = "select its test files with --tests"
@@ -401,11 +405,16 @@ class ExtensionMode(Mode):
                 raise LoadError(f"--build-env {item!r}: expected NAME=VALUE")
             env[name] = value
         tests = tuple(p.strip() for item in o.get("tests") or () for p in item.split(",") if p.strip())
+        deps = tuple(d.strip() for d in o.get("test_deps") or () if d.strip())
+        for dep in deps:
+            if dep.startswith("-"):
+                raise LoadError(f"--test-deps {dep!r}: expected a requirement (a package name, maybe with a "
+                                "version), not a pip option")
         command = ("musaport validate --extension --out EXT_OUT --torch PT_OUT"
                    + "".join(f" --build-env {k}={v}" for k, v in env.items())
-                   + "".join(f" --tests {t}" for t in tests))
+                   + "".join(f" --tests {t}" for t in tests) + "".join(f" --test-deps {d}" for d in deps))
         outcome = validate_extension(request.out, o.get("torch"), request.jobs, env, tests, request.log,
-                                     request.echo, request.progress, command)
+                                     request.echo, request.progress, command, deps)
         return Result(outcome.passed, outcome.total, summary_line(outcome), outcome.md_path, empty_fails=True)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from musaport import children
 from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
-from musaport.outdir import EXTENSION_BUILD_LOG, OutDir, write_atomic
+from musaport.outdir import EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, OutDir, write_atomic
 from musaport.resources import render_template, shim_include, shim_third_party, user_cache
 from musaport.validate.backend.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
 from musaport.validate.cpu import view as cpu_view
@@ -158,12 +158,38 @@ def stand_in(state: Path, device: Device) -> Path:
     return site
 
 
+def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log) -> str:
+    """The packages the project's tests import (``--test-deps``) in ``state/deps``: pip installs each as
+    given and none of its dependencies, so the release's torch in the environment is never replaced and the
+    environment itself is never changed; one built from source builds with the environment's own setuptools
+    (no build isolation: an sdist that imports torch to build finds it). '' when they are there, else pip's last error line."""
+    deps = state / EXTENSION_DEPS
+    record = deps / EXTENSION_DEPS_RECORD
+    wanted = "".join(f"{r}\n" for r in requirements)
+    if not requirements or (record.is_file() and record.read_text(encoding="utf-8") == wanted):
+        return ""
+    shutil.rmtree(deps, ignore_errors=True)
+    log(f"musaport: installing the tests' packages into {deps}: {' '.join(requirements)}")
+    cmd = [str(device.python), "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check",
+           "--no-deps", "--no-build-isolation", "--target", str(deps), *requirements]
+    done = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          preexec_fn=children.tied_to_this_process())
+    if done.returncode != 0:
+        lines = [ln for ln in (done.stderr or done.stdout).splitlines() if ln.strip()]
+        return f"--test-deps: pip could not install them: {lines[-1] if lines else f'exit {done.returncode}'}"
+    write_atomic(record, wanted.encode())
+    return ""
+
+
 def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) -> dict[str, str]:
     """The build's variables: the stand-in first on the path, the compiler through the cache (its base
-    folder OUT, so another OUT of the same project hits it), the user's ``--build-env`` last."""
+    folder OUT, so another OUT of the same project hits it), the user's ``--build-env`` last. The tests'
+    packages (``install_deps``) come after the loader, when there are any."""
     cxx = str(site / "bin/c++")
     env = dict(os.environ)
-    env.update(PYTHONPATH=os.pathsep.join([str(site), str(device.loader_dir)]), CC=cxx, CXX=cxx,
+    deps = site.parent / EXTENSION_DEPS
+    path = [str(site), str(device.loader_dir)] + ([str(deps)] if (deps / EXTENSION_DEPS_RECORD).is_file() else [])
+    env.update(PYTHONPATH=os.pathsep.join(path), CC=cxx, CXX=cxx,
                LDSHARED=f"{cxx} -pthread -shared", MUSAPORT_DEVICE_LIBRARY=str(device.library),
                MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1")
     env.setdefault("CCACHE_DIR", str(user_cache() / "ccache"))

@@ -82,7 +82,8 @@ def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
 
 
 def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: dict[str, str],
-                       test_patterns: tuple[str, ...], log, echo, progress=None, command: str = "") -> Outcome:
+                       test_patterns: tuple[str, ...], log, echo, progress=None, command: str = "",
+                       test_deps: tuple[str, ...] = ()) -> Outcome:
     """The three phases; the report written; see the module docstring."""
     started = time.monotonic()
     out.require_port()
@@ -107,6 +108,9 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     compiled = {"passed": sum(c.ok for c in outcomes), "total": len(outcomes), "files": files}
 
     log("musaport: phase 2 of 3: build with the ported setup.py and load each module with the device")
+    deps_error = phase_build.install_deps(state, device, test_deps, log)
+    if deps_error:
+        echo(f"FAIL {deps_error}")
     built = phase_build.run_build(out, state, device, build_env, log)
     echo(f"{'PASS' if built.ok else 'FAIL'} build ({built.command})" + ("" if built.ok else f": {built.error}"))
     for m in built.modules:
@@ -138,7 +142,8 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         echo(f"{'PASS' if _clean(t) else 'FAIL'} tests {t.file}: {t.passed} passed, {t.failed} failed, "
              f"{t.skipped} skipped, {t.errors} errors" + (f" ({t.error})" if t.error else ""))
     totals = {k: sum(getattr(t, k) for t in test_files) for k in ("passed", "failed", "skipped", "errors")}
-    tests_doc = {"ran": built.ok, "patterns": list(patterns), **totals, "files": [asdict(t) for t in test_files]}
+    tests_doc = {"ran": built.ok, "patterns": list(patterns), "deps": list(test_deps), "deps_error": deps_error,
+                 **totals, "files": [asdict(t) for t in test_files]}
 
     loaded = sum(m.loaded for m in built.modules)
     doc = {"command": command, "project": str(out.source()), "torch": str(pt.root), "release": device.release,
@@ -150,7 +155,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     write_atomic(json_path, (json.dumps(doc, indent=2) + "\n").encode())
     write_atomic(md_path, render_template("validate_extension_report.md.j2", doc=doc).encode())
     passed = compiled["passed"] + int(built.ok) + loaded + sum(_clean(t) for t in test_files)
-    total = compiled["total"] + 1 + len(built.modules) + len(test_files) + len(built.dropped)
+    total = compiled["total"] + 1 + len(built.modules) + len(test_files) + len(built.dropped) + bool(deps_error)
     return Outcome(doc, passed, total, json_path, md_path)
 
 

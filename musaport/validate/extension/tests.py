@@ -11,6 +11,11 @@ tests that take their device from the environment.  The project's own
 does not have).  Each failure keeps its first error line and is traced to
 the ported files its traceback names, else to the ported sources of the
 modules the build made, and the rules that changed them (``trace``).
+
+A test file in which pytest collects nothing (exit code 5) is a script
+(Deformable-DETR's ``test.py`` checks in ``if __name__ == "__main__"``): it
+runs as its project runs it, ``python FILE`` in its own folder, with the
+device loaded first, and counts as one test, passed when it exits 0.
 """
 
 from __future__ import annotations
@@ -30,6 +35,10 @@ from musaport.validate.extension.build import SKIPPED_DIRS, Device
 from musaport.validate.extension.trace import Tracer
 
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
+NO_TESTS_COLLECTED = 5  # pytest's exit code
+# A script run with the device loaded first, as the pytest plugin loads it.
+_SCRIPT = ("import runpy, sys; import musaport_extension_plugin as p; p.pytest_configure(None); "
+           "sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')")
 TEST_SECONDS = 300  # one test (pytest-timeout)
 FILE_SECONDS = 3600.0  # one file
 
@@ -77,15 +86,53 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
         xml.parent.mkdir(parents=True, exist_ok=True)
         cmd = [str(device.python), "-m", "pytest", str(path), "-p", "musaport_extension_plugin", "--forked",
                f"--timeout={TEST_SECONDS}", "-o", "addopts=", "-q", "-rN", f"--junitxml={xml}", "-p", "no:cacheprovider"]
-        try:
-            done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=FILE_SECONDS,
-                                  stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())
-            output = done.stdout + done.stderr
-        except subprocess.TimeoutExpired as exc:
-            output = f"{exc.stdout or ''}{exc.stderr or ''}\nthe file took more than {FILE_SECONDS:.0f} s"
+        code, output, _ = _run(cmd, root, env)
+        if code == NO_TESTS_COLLECTED:
+            code, script_output, seconds = _run([str(device.python), "-c", _SCRIPT, path.name], path.parent, env)
+            output += f"\n--- no pytest test; run as a script: python {path.name} ---\n{script_output}"
+            write_atomic(state / "tests" / f"{i:03d}{EXTENSION_TEST_LOG}", output.encode())
+            results.append(_script_result(rel, code, script_output, seconds, tracer, built_sources))
+            continue
         write_atomic(state / "tests" / f"{i:03d}{EXTENSION_TEST_LOG}", output.encode())
         results.append(_read(rel, xml, output, tracer, built_sources))
     return results
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int | None, str, float]:
+    """A test process: its exit code (None when it took more than FILE_SECONDS), output and seconds."""
+    import time
+
+    started = time.monotonic()
+    try:
+        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=FILE_SECONDS,
+                              stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())
+        return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    except subprocess.TimeoutExpired as exc:
+        output = f"{exc.stdout or ''}{exc.stderr or ''}\nthe file took more than {FILE_SECONDS:.0f} s"
+        return None, output, time.monotonic() - started
+
+
+def _script_result(rel: str, code: int | None, output: str, seconds: float, tracer: Tracer,
+                   built_sources: list[str]) -> TestFile:
+    """A test script as one test: passed when it exits 0, else failed with its last error line, traced."""
+    result = TestFile(rel, seconds=round(seconds, 1))
+    if code == 0:
+        result.passed = 1
+        return result
+    result.failed = 1
+    error = _script_error(output) or (f"exit code {code}" if code is not None else "timed out")
+    result.failures.append({"test": f"{rel} (script)", "kind": "failure", "error": error,
+                            **tracer.trace(output, built_sources).as_dict()})
+    return result
+
+
+def _script_error(output: str) -> str:
+    """A script's exception line (the last line of its traceback), else its last line."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for line in reversed(lines):
+        if re.match(r"^\w+(?:\.\w+)*(?:Error|Exception|Exit)\b", line):
+            return line[:300]
+    return lines[-1][:300] if lines else ""
 
 
 def _read(rel: str, xml: Path, output: str, tracer: Tracer, built_sources: list[str]) -> TestFile:
