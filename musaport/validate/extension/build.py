@@ -22,6 +22,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,7 +171,8 @@ def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log
         return ""
     shutil.rmtree(deps, ignore_errors=True)
     log(f"musaport: installing the tests' packages into {deps}: {' '.join(requirements)}")
-    cmd = [str(device.python), "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check",
+    # The environment has no pip of its own (torchenv): this interpreter's pip installs for it.
+    cmd = [sys.executable, "-m", "pip", "--python", str(device.python), "install", "--quiet", "--no-input", "--disable-pip-version-check",
            "--no-deps", "--no-build-isolation", "--target", str(deps), *requirements]
     done = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                           preexec_fn=children.tied_to_this_process())
