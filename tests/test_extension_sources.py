@@ -92,11 +92,13 @@ def test_source_with_a_byte_order_mark_keeps_it_first(tmp_path: Path) -> None:
 
 def test_launches_device_checks_and_versions_as_the_musa_build_needs(tmp_path: Path) -> None:
     """Class 3: formatter-spaced launches; class 4: the deprecated ``type().is_cuda()``; class 6: the
-    toolkit version an extension sees (``MUSA_VERSION``, from musa.h) and MUSAExtension's ``mcc_dlink`` key."""
+    toolkit version an extension sees (``MUSA_VERSION``, from musa.h) and MUSAExtension's ``mcc_dlink`` key;
+    a torch-1.x dispatch on ``value.type()``, which torch 2.6's AT_DISPATCH no longer takes."""
     src = project(tmp_path / "p", {
         "csrc/k.cu": KERNEL + "#include <cuda.h>\n#include <torch/extension.h>\n"
         "void run(at::Tensor value, float* p) {\n"
         '  AT_ASSERTM(value.type().is_cuda(), "value must be a CUDA tensor");\n'
+        '  AT_DISPATCH_FLOATING_TYPES(value.type(), "run", ([&] { p[0] = 1; }));\n'
         "  k << <1, 32 >> > (p);\n  k<< <dim3(1), dim3(32), 0>> >(p);\n"
         "#if defined(CUDA_VERSION) && CUDA_VERSION >= 11000\n  k<<<1, 1>>>(p);\n#endif\n}\n",
         "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
@@ -109,7 +111,8 @@ def test_launches_device_checks_and_versions_as_the_musa_build_needs(tmp_path: P
     kernel = (tree / "csrc/k.mu").read_text()
     assert "k <<<1, 32 >>> (p);" in kernel and "k<<<dim3(1), dim3(32), 0>>>(p);" in kernel
     assert "<< <" not in kernel and ">> >" not in kernel
-    assert "AT_ASSERTM(value.is_privateuseone()," in kernel and "type()" not in kernel
+    assert "AT_ASSERTM(value.is_privateuseone()," in kernel and ".type()" not in kernel
+    assert 'AT_DISPATCH_FLOATING_TYPES(value.scalar_type(), "run"' in kernel
     assert "#if defined(MUSA_VERSION) && MUSA_VERSION >= 11000" in kernel and "COMP_VERSION" not in kernel
     setup = (tree / "setup.py").read_text()
     assert "{'cxx': [], 'mcc': ['-O3'], 'mcc_dlink': ['-dlink']}" in setup
