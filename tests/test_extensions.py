@@ -404,6 +404,25 @@ def test_a_build_script_with_the_musa_builder_checks_the_musa_device() -> None:
     assert ported.fired["setup-torch-device"] == 2 and ported.findings == ()
 
 
+def test_the_builder_spelled_out_is_torch_musas_imported_beside_torch() -> None:
+    """Deformable-DETR's ``cmdclass={"build_ext": torch.utils.cpp_extension.BuildExtension}``: left as it was,
+    torch's BuildExtension refused the .mu sources ("unknown file type '.mu'")."""
+    text = ("import os\nimport torch\n\nok = torch.cuda.is_available()\n"
+            "setup(cmdclass={'build_ext': torch.utils.cpp_extension.BuildExtension})\n")
+    ported = port_setup_py(text, "", NO_RENAMES)
+    assert ported.text == ("import os\nimport torch\nimport torch_musa.utils.musa_extension\n\n"
+                           "ok = torch.musa.is_available()\n"
+                           "setup(cmdclass={'build_ext': torch_musa.utils.musa_extension.BuildExtension})\n")
+    assert ported.findings == ()
+
+
+def test_the_builder_spelled_out_without_import_torch_is_reported() -> None:
+    text = "from torch.utils import cpp_extension\nb = cpp_extension.BuildExtension\n"
+    ported = port_setup_py(text, "", NO_RENAMES)
+    assert ported.text == text
+    assert [(f.rule, f.line) for f in ported.findings] == [("setup-qualified-builder", 2)]
+
+
 @pytest.mark.parametrize(("text", "line"), [
     # no MUSA builder: nothing would import torch_musa, so torch.musa would not exist
     ("import torch\nok = torch.cuda.is_available()\n", 2),

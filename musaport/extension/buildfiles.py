@@ -90,7 +90,8 @@ CUDA_ENV = Flag("setup-cuda-environment", re.compile(r"^\w*CUDA\w*$"),
                 "a CUDA environment variable or setting; decide its MUSA counterpart by hand")
 SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
-                 f"a qualified use of {TORCH_BUILDER}'s CUDA builder; use {MUSA_BUILDER}'s")
+                 f"a qualified use of {TORCH_BUILDER}'s CUDA builder the port cannot rewrite (only "
+                 f"torch.utils.cpp_extension.NAME in a script that imports torch is); use {MUSA_BUILDER}'s")
 
 
 @dataclass(frozen=True)
@@ -269,25 +270,52 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
     tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
               if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                              tokenize.ENDMARKER)]
+    torch_import = _top_level_import(tree, "torch", edits)
+    qualified = [i for i in range(len(tokens)) if _qualified_builder(tokens, i)] if torch_import is not None else []
+    musa_builder = any(s >= 0 for s, _ in covered) or bool(qualified)
     for i, tok in enumerate(tokens):
         start, end = edits.offset(*tok.start), edits.offset(*tok.end)
         if any(s <= start < e for s, e in covered if s >= 0):
             continue
         before = tokens[i - 1].string if i else ""
         after = tokens[i + 1].string if i + 1 < len(tokens) else ""
-        if tok.type == tokenize.NAME:
+        if i in qualified:
+            edits.edit(edits.offset(*tokens[i - 6].start), end, f"{MUSA_BUILDER}.{MUSA_NAMES[tok.string]}",
+                       "setup-builder-names")
+        elif tok.type == tokenize.NAME:
             _setup_name(tok.string, before, after, start, end, edits)
             if tok.string == "torch" and after == "." and i + 2 < len(tokens) and tokens[i + 2].string == "cuda":
-                _torch_cuda(tokens[i:i + 5], any(s >= 0 for s, _ in covered), edits)
+                _torch_cuda(tokens[i:i + 5], musa_builder, edits)
         elif tok.type == tokenize.STRING:
             _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces), start, end,
                           folder, paths, edits)
+    if qualified and torch_import is not None:
+        # torch.utils.cpp_extension.BuildExtension spelled out: torch_musa's module is imported beside torch.
+        edits.edit(torch_import[1], torch_import[1], _statement_separator(edits, torch_import[0])
+                   + f"import {MUSA_BUILDER}", "setup-builder-imports")
     ported = edits.result()
     try:
         ast.parse(python_lines(ported.text))
     except SyntaxError as exc:
         raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
     return ported
+
+
+def _qualified_builder(tokens: list[tokenize.TokenInfo], i: int) -> bool:
+    """Whether token ``i`` is the CUDA builder's name spelled ``torch.utils.cpp_extension.NAME``."""
+    return (i >= 6 and tokens[i].type == tokenize.NAME and tokens[i].string in MUSA_NAMES
+            and [t.string for t in tokens[i - 6:i]] == ["torch", ".", "utils", ".", "cpp_extension", "."]
+            and (i < 7 or tokens[i - 7].string != "."))
+
+
+def _top_level_import(tree: ast.Module, module: str, edits: _Edits) -> tuple[int, int] | None:
+    """(start, end) offsets of the script's first top-level ``import MODULE`` statement (None: it has none)."""
+    for node in tree.body:
+        if isinstance(node, ast.Import) and any(a.name == module and a.asname is None for a in node.names):
+            start = edits.offset(node.lineno, _col(edits.text, edits.offset(node.lineno, 0), node.col_offset))
+            last = node.end_lineno or node.lineno
+            return start, edits.offset(last, _col(edits.text, edits.offset(last, 0), node.end_col_offset or 0))
+    return None
 
 
 def _torch_cuda(tokens: list[tokenize.TokenInfo], musa_builder: bool, edits: _Edits) -> None:
