@@ -355,7 +355,8 @@ def load(library_path):
 AS_CUDA = '''
 import unittest
 import torch
-from torch.testing._internal.common_device_type import dtypes, dtypesIfCUDA, instantiate_device_type_tests
+from torch.testing._internal.common_device_type import (dtypes, dtypesIfCUDA, instantiate_device_type_tests,
+                                                        skipCUDAIf)
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.common_utils import TestCase
 
@@ -383,6 +384,10 @@ class TestAsCuda(TestCase):
     def test_skipped(self, device):
         raise unittest.SkipTest("the shim has no NCCL (rank 3)")
 
+    @skipCUDAIf(True, "no out-of-bounds check on CUDA for perf.")
+    def test_cuda_skip_decorator(self, device):
+        raise RuntimeError("Expected idx >= 0 && idx < num_embeddings was not raised")
+
 
 instantiate_device_type_tests(TestAsCuda, globals())
 '''
@@ -393,7 +398,8 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
                                                                                           tmp_path: Path) -> None:
     """The device runs CUDA's kernels: its tests are instantiated with @dtypesIfCUDA's dtypes and an OpInfo's
     CUDA lists, not the CPU's. A failed test whose own code branches on CUDA (a skip that does not fire for
-    a PrivateUse1 device) is counted apart from the port's failures, with that line; skips by reason."""
+    a PrivateUse1 device) is counted apart from the port's failures, with that line; a @skipCUDAIf skips it
+    too, saying so; skips by reason."""
     from musaport.validate.opinfo.report import render_markdown, report_doc
     from musaport.validate.opinfo.tests import run_test_files
 
@@ -405,7 +411,7 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
     device = Device(python, "musa", loader, tmp_path / "unused.so")
     [result] = run_test_files(device, tree, tmp_path / "work", ("nn/test_as_cuda.py",), log=lambda m: None)
     assert result.name == "nn/test_as_cuda.py"
-    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 1, 1, 0), result
+    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 1, 2, 0), result
     [(branch, tests, example)] = result.cuda_branches
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
     assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
@@ -413,9 +419,11 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
                             "for 'Byte'"), example
     assert result.causes == (("RuntimeError: the port's own failure", 1,
                               "::TestAsCudaPRIVATEUSE1::test_port_failure_musa"),)
-    assert [r for r, _, _ in result.skip_reasons] == ["the shim has no NCCL (rank N)"]
+    assert sorted(r for r, _, _ in result.skip_reasons) == [
+        "as on CUDA, whose kernels the device runs: no out-of-bounds check on CUDA for perf.",
+        "the shim has no NCCL (rank N)"]
     doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
     md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
-    assert "| nn/test_as_cuda.py | 2 | 1 | 1 | 1 | 0 |" in md
+    assert "| nn/test_as_cuda.py | 2 | 1 | 1 | 2 | 0 |" in md
     assert "### nn/test_as_cuda.py: failed tests that branch on CUDA, by that line" in md
     assert "### nn/test_as_cuda.py: skipped tests by reason" in md

@@ -23,7 +23,8 @@ a PrivateUse1 test base would otherwise hold it to the CPU's lists.  Where a
 test itself branches on ``"cuda"`` (``if device_type == "cuda": raise
 SkipTest``), which no framework hook reaches, a failed test's outcome line
 names that branch (``cuda_branch``: file, line and text), and the report counts
-such tests apart from the port's failures.  A skipped test's line carries its
+such tests apart from the port's failures. A test's ``@skipCUDAIf`` skips it on
+the device too, its reason marked as CUDA's.  A skipped test's line carries its
 reason.
 
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
@@ -97,8 +98,25 @@ def _privateuse1_loaded() -> bool:
     return torch._C._get_privateuse1_backend_name() != "privateuseone"
 
 
+def _cuda_skips():
+    """``@skipCUDAIf(cond, reason)`` skips the device's test too, its reason marked as CUDA's: the test's
+    author says CUDA's kernels, which the device runs, do not do what the test asks ("no out-of-bounds
+    check on CUDA for perf."). Patched before any test module applies it."""
+    import torch
+    from torch.testing._internal import common_device_type
+
+    own = torch._C._get_privateuse1_backend_name()
+
+    def __init__(self, dep, reason):
+        common_device_type.skipIf.__init__(self, dep, f"as on CUDA, whose kernels the device runs: {reason}",
+                                           device_type=("cuda", own))
+
+    common_device_type.skipCUDAIf.__init__ = __init__
+
+
 if _privateuse1_loaded():
     _cuda_dtype_choices()
+    _cuda_skips()
 _OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
 _stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
 
