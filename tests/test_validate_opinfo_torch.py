@@ -384,6 +384,10 @@ class TestAsCuda(TestCase):
     def test_skipped(self, device):
         raise unittest.SkipTest("the shim has no NCCL (rank 3)")
 
+    def test_conv_route(self, device):
+        actual, expected = torch._C._ConvBackend.Overrideable, torch._C._ConvBackend.SlowDilated2d
+        self.assertEqual(actual, expected)
+
     @skipCUDAIf(True, "no out-of-bounds check on CUDA for perf.")
     def test_cuda_skip_decorator(self, device):
         raise RuntimeError("Expected idx >= 0 && idx < num_embeddings was not raised")
@@ -411,10 +415,13 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
     device = Device(python, "musa", loader, tmp_path / "unused.so")
     [result] = run_test_files(device, tree, tmp_path / "work", ("nn/test_as_cuda.py",), log=lambda m: None)
     assert result.name == "nn/test_as_cuda.py"
-    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 1, 2, 0), result
-    [(branch, tests, example)] = result.cuda_branches
+    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 2, 2, 0), result
+    [(route, _, _), (branch, tests, example)] = sorted(result.cuda_branches, key=lambda b: "if" in b[0])
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
     assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
+    line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if "assertEqual(actual, expected)" in text)
+    assert route.startswith(f"test_as_cuda.py:{line}: self.assertEqual(actual, expected) (expects CUDA's "
+                            "convolution route"), route
     assert example.endswith("test_cuda_skip_musa: RuntimeError: upsample_bilinear2d_out_frame not implemented "
                             "for 'Byte'"), example
     assert result.causes == (("RuntimeError: the port's own failure", 1,
@@ -424,6 +431,6 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
         "the shim has no NCCL (rank N)"]
     doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
     md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
-    assert "| nn/test_as_cuda.py | 2 | 1 | 1 | 2 | 0 |" in md
-    assert "### nn/test_as_cuda.py: failed tests that branch on CUDA, by that line" in md
+    assert "| nn/test_as_cuda.py | 2 | 1 | 2 | 2 | 0 |" in md
+    assert "### nn/test_as_cuda.py: failed tests that branch on CUDA or expect CUDA's route, by that line" in md
     assert "### nn/test_as_cuda.py: skipped tests by reason" in md

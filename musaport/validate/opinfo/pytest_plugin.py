@@ -23,8 +23,10 @@ a PrivateUse1 test base would otherwise hold it to the CPU's lists.  Where a
 test itself branches on ``"cuda"`` (``if device_type == "cuda": raise
 SkipTest``), which no framework hook reaches, a failed test's outcome line
 names that branch (``cuda_branch``: file, line and text), and the report counts
-such tests apart from the port's failures. A test's ``@skipCUDAIf`` skips it on
-the device too, its reason marked as CUDA's.  A skipped test's line carries its
+such tests apart from the port's failures; so does a failed assertion that
+expects a route libtorch takes for CUDA tensors only (``cuda_route``: the
+convolution backend it selects). A test's ``@skipCUDAIf`` skips it on the
+device too, its reason marked as CUDA's.  A skipped test's line carries its
 reason.
 
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
@@ -219,7 +221,7 @@ def pytest_runtest_makereport(item, call):
     made = yield
     report = made.get_result()
     if report.when == "call" and report.failed:
-        report.cuda_branch = cuda_branch(getattr(item, "obj", None))
+        report.cuda_branch = cuda_branch(getattr(item, "obj", None)) or cuda_route(str(report.longrepr or ""))
 
 
 # A test body's own check for CUDA: `device_type == "cuda"`, `torch.device(device).type != 'cuda'`,
@@ -242,6 +244,27 @@ def cuda_branch(function) -> str:
         if _CUDA_CHECK.search(code):
             return f"{path}:{start + offset}: {line.strip()[:200]}"
     return ""
+
+
+# Failures that assert which of libtorch's routes a CUDA tensor takes, where libtorch sends every PrivateUse1
+# tensor another way by design: (what the assertion says, why the device cannot meet it).
+_CUDA_ROUTES = (
+    (re.compile(r"<_ConvBackend\.Overrideable: \d+> != <_ConvBackend\.\w+"),
+     "expects CUDA's convolution route; libtorch sends every PrivateUse1 convolution to "
+     "convolution_overrideable (the device's adapter runs the same CUDA kernels from there)"),
+)
+_FRAME = re.compile(r'File "[^"]*?([^"/]+\.py)", line (\d+), in \w+\n\s*(.*)')
+
+
+def cuda_route(text: str) -> str:
+    """``file:line: text (why)`` of the test line whose assertion expects CUDA's route through libtorch
+    (``_CUDA_ROUTES``); '' for any other failure."""
+    why = next((why for pattern, why in _CUDA_ROUTES if pattern.search(text)), "")
+    frames = [m for m in _FRAME.finditer(text) if m.group(1).startswith("test_")]
+    if not why or not frames:
+        return ""
+    name, line, code = frames[-1].groups()
+    return f"{name}:{line}: {code.strip()[:120]} ({why})"
 
 
 def _skip_reason(report) -> str:

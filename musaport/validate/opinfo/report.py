@@ -184,8 +184,8 @@ def render_markdown(doc: dict, command: str) -> str:
         lines.append("")
         for name, f in doc["test_files"].items():
             lines += _file_causes(name, f.get("causes") or [])
-            lines += _file_groups(name, f.get("cuda_branches") or [], "failed tests that branch on CUDA, by that "
-                                  "line", "branch")
+            lines += _file_groups(name, f.get("cuda_branches") or [], "failed tests that branch on CUDA or "
+                                  "expect CUDA's route, by that line", "branch")
             lines += _file_groups(name, f.get("skip_reasons") or [], "skipped tests by reason", "reason")
     lines += ["## Every entry", "", "| entry | status | dtypes passed / ran | reason |", "| --- | --- | --- | --- |"]
     for key, op in doc["ops"].items():
