@@ -384,6 +384,18 @@ def test_setup_py_unchanged(text: str) -> None:
     assert port_setup_py(text, "", NO_RENAMES).text == text
 
 
+def test_a_build_script_that_runs_nvcc_is_reported() -> None:
+    """causal-conv1d and mamba read the toolkit's version from ``CUDA_HOME + "/bin/nvcc" -V``: ported to
+    MUSA_HOME, the script runs a compiler that MUSA_HOME does not have."""
+    text = ("import subprocess\n"
+            "def version(cuda_dir):\n"
+            "    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
+            "nvcc = os.path.join(cuda_dir, 'bin', 'nvcc')\n"
+            "flags = {'nvcc': ['-O3']}  # the compiler key is no program\n")
+    found = [(f.rule, f.line, f.text) for f in port_setup_py(text, "", NO_RENAMES).findings]
+    assert found == [("setup-nvcc-program", 3, "/bin/nvcc"), ("setup-nvcc-program", 4, "nvcc")]
+
+
 def test_setup_py_flags_with_lines() -> None:
     text = "import torch\nif torch.cuda.is_available():\n    f = ['-gencode=arch=compute_70,code=sm_70']\n"
     found = [(f.rule, f.line) for f in port_setup_py(text, "", NO_RENAMES).findings]

@@ -88,6 +88,9 @@ TORCH_CUDA = Flag("setup-torch-cuda", re.compile(r"\btorch\.cuda\b"),
                   "a CUDA check in the build script; decide by hand what the MUSA build tests (torch_musa's device)")
 CUDA_ENV = Flag("setup-cuda-environment", re.compile(r"^\w*CUDA\w*$"),
                 "a CUDA environment variable or setting; decide its MUSA counterpart by hand")
+NVCC_PROGRAM = Flag("setup-nvcc-program", re.compile(r"/nvcc(?:\.exe)?$"),
+                    "runs nvcc, CUDA's compiler, from the toolkit folder (its version, its flags); MUSA_HOME has "
+                    "the MUSA compiler (mcc) instead, whose version output differs: port this check by hand")
 SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
                  f"a qualified use of {TORCH_BUILDER}'s CUDA builder the port cannot rewrite (only "
@@ -404,6 +407,8 @@ def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool],
         return
     for m in NVCC_FLAGS.pattern.finditer(body):
         edits.flag(NVCC_FLAGS, start, m.group(0))
+    if NVCC_PROGRAM.pattern.search(body) or (in_path_call and body in ("nvcc", "nvcc.exe")):
+        edits.flag(NVCC_PROGRAM, start, body)
     if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body):
         edits.flag(CUDA_ENV, start, body)
     new, rule = body, ""
