@@ -4,8 +4,8 @@ One small device is built (the operators the adapters route to, not the
 whole port) and each adapter runs from Python against the CPU: convolution
 routed to the ported native kernels as CUDA routes it without cuDNN, the
 operators libtorch's generic code refuses for the device (std/var, mode,
-cdist, pdist, index_put with accumulate, log_sigmoid's backward), and
-autocast.
+cdist, pdist, index_put with accumulate, log_sigmoid's backward), autocast,
+and scatter's deterministic route.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "ad
        "_pdist_backward", "_index_put_impl_", "index", "sort", "sqrt", "complex", "where", "eq", "ne",
        "masked_fill_", "abs", "pow", "clamp_min", "sub", "div", "neg", "sign", "arange", "nonzero", "view_as_real",
        "max", "min", "lt", "ge", "_assert_async", "remainder",
-       "log_sigmoid_forward", "log_sigmoid_backward")
+       "log_sigmoid_forward", "log_sigmoid_backward",
+       "scatter", "scatter_add", "scatter_reduce", "aminmax", "_local_scalar_dense", "as_strided", "set_.source_Storage_storage_offset", "gather")
 
 PRELUDE = """
 import sys, torch, torch.nn.functional as F
@@ -142,3 +143,33 @@ with torch.autocast("musa"):
 torch.testing.assert_close(torch.mm(a, b).cpu(), torch.mm(a.cpu(), b.cpu()), atol=1e-4, rtol=1e-4)
 """)
 
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
+def test_scatter_in_deterministic_mode_takes_cudas_deterministic_route(device) -> None:
+    """Under torch.use_deterministic_algorithms(True), scatter_add, scatter and scatter_reduce (sum, mean) take
+    the index_put_ route libtorch takes for CUDA tensors only; the ported atomic kernel raised CUDA's alert
+    ("scatter_add_cuda_kernel does not have a deterministic implementation"). Off, the port's kernels run."""
+    _passes(device, """
+x, src = torch.randn(4, 5, dtype=torch.float64), torch.randn(3, 6, dtype=torch.float64)
+index = torch.tensor([[0, 1, 2, 0, 3], [3, 0, 0, 1, 2], [2, 2, 1, 3, 0]])
+for deterministic in (True, False):
+    torch.use_deterministic_algorithms(deterministic)
+    same(lambda x, i, s: x.scatter_add(0, i, s), x, index, src)
+    same(lambda x, i, s: x.clone().scatter_add_(1, i[:, :4], s), x, index, src)
+    same(lambda x, i, s: torch.scatter_add(x, 0, i, s, out=torch.empty_like(x)), x, index, src)
+    same(lambda x, i, s: x.scatter(1, i, s), x, torch.tensor([[0, 1], [2, 3]]), src)
+    for reduce in ("sum", "mean", "amax"):
+        for include_self in (True, False):
+            same(lambda x, i, s: x.scatter_reduce(0, i, s, reduce, include_self=include_self), x, index, src)
+    same(lambda x, i, s: x.scatter_add(0, i, s), x, index, src[:, :5].contiguous(), grad=True)
+torch.use_deterministic_algorithms(True)
+try:
+    torch.zeros(3, device="musa").scatter_add_(0, torch.tensor([0, 5]).to("musa"), torch.ones(2, device="musa"))
+    raise AssertionError("an index out of bounds was taken")
+except IndexError as exc:
+    assert "index 5 is out of bounds for dimension 0 with size 3" in str(exc), exc
+""")

@@ -88,13 +88,15 @@ def _helpers(ops: list[Registered]) -> set[str]:
 
 
 def render_registration(model: OperatorModel, ops: Iterable[Operator], what: str = "native_functions.yaml",
-                        rules: RuleSet | None = None) -> str:
-    """One RegisterMUSA.cpp for ``ops`` (in yaml order), calling kernels as ``rules`` name them."""
+                        rules: RuleSet | None = None, unregistered: frozenset[str] = frozenset()) -> str:
+    """One RegisterMUSA.cpp for ``ops`` (in yaml order), calling kernels as ``rules`` name them.
+    ``unregistered``: operators whose wrappers and ``at::musa::`` functions are emitted, but not their
+    ``m.impl``: an adapter registers its own kernel for them and calls these for the cases it leaves alone."""
     chosen = sorted(ops, key=lambda op: (op.line, op.name))
     values = [registered(op, model.wrappers[op.name], rules) for op in chosen]
     roots = sorted({model.wrappers[op.name].root for op in chosen})
     return render_template("RegisterMUSA.cpp.j2", header=header(what), ops=values, roots=roots,
-                           helpers=_helpers(values))
+                           helpers=_helpers(values), unregistered=sorted({op.name for op in chosen} & unregistered))
 
 
 def split_name(op: Operator) -> str:
@@ -148,10 +150,12 @@ def _why_not(op: Operator, model: OperatorModel) -> str:
     return "not selected (--ops / --exclude-ops)"
 
 
-def registration_source(model: OperatorModel, names: Iterable[str], rules: RuleSet | None = None) -> str:
-    """The RegisterMUSA.cpp text registering ``names`` (each must have a C++ signature)."""
+def registration_source(model: OperatorModel, names: Iterable[str], rules: RuleSet | None = None,
+                        unregistered: frozenset[str] = frozenset()) -> str:
+    """The RegisterMUSA.cpp text registering ``names`` (each must have a C++ signature), but for those in
+    ``unregistered`` (see ``render_registration``)."""
     names = list(names)
     missing = [n for n in names if n not in model.operators or n not in model.wrappers]
     if missing:
         raise ValueError(f"cannot register {', '.join(missing)}: unknown, or no C++ signature ({model.origin})")
-    return render_registration(model, [model.operators[n] for n in names], rules=rules)
+    return render_registration(model, [model.operators[n] for n in names], rules=rules, unregistered=unregistered)

@@ -99,7 +99,7 @@ LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
 # kernels, the operators libtorch's generic code refuses for the device, and autocast.
-ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast")
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic")
 _ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
 _IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
@@ -380,14 +380,13 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for s in chosen:
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
-    adapted = adapted_operators()
-    names = [n for n in names if n not in adapted]  # an adapter's kernel replaces the generic one
+    adapted = adapted_operators()  # an adapter's kernel replaces the generated one's registration
     gen = env.state / "gen"
     registrations = []
     shards = registration_shards(names)
     for i, chunk in shards.items():
         registrations.append(gen / (f"RegisterMUSA_backend_{i:02}.cpp" if len(shards) > 1 else "RegisterMUSA_backend.cpp"))
-        write_atomic(registrations[-1], registration_source(model, chunk, env.rules).encode())
+        write_atomic(registrations[-1], registration_source(model, chunk, env.rules, adapted).encode())
     for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
         stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
