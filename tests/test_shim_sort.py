@@ -65,3 +65,14 @@ def test_sorts_are_stable_and_right(sorter: Path, n: int, distinct: int) -> None
     assert [r[1] for r in rows] == descending
     assert [r[2] for r in rows] == ascending
     assert [r[3] for r in rows] == [r[4] for r in rows] == sorted(keys)
+
+
+@pytest.mark.compiles
+def test_cubs_umbrella_brings_floats_limits(gxx: str, tmp_path: Path) -> None:
+    """nvcc's <cub/cub.cuh> includes <cfloat> (libcu++'s cuda/std/cfloat): a kernel that uses FLT_MAX after
+    including only cub compiles with nvcc, and so must its port."""
+    (tmp_path / "k.cpp").write_text("#include <musa_runtime.h>\n#include <cub/cub.cuh>\n"
+                                    "float lowest() { return -FLT_MAX; }\n")
+    done = subprocess.run([gxx, "-std=c++17", "-fsyntax-only", f"-I{shim_include()}", str(tmp_path / "k.cpp")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -24,6 +24,10 @@
 // PyTorch's ATen/musa/cub.muh sets to wrap cub in `at_cuda_detail`.
 #pragma once
 
+// CUB's umbrella brings <cfloat> (through libcu++'s cuda/std/cfloat), so kernels that include it use FLT_MAX
+// without including <cfloat> themselves (torch-harmonics' attention kernels do); so does this one.
+#include <cfloat>
+
 #include <cub/config.cuh>
 #include <cub/util_arch.cuh>
 #include <cub/util_macro.cuh>
