@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, musaport, stand_in_clang
-from musaport.validate.cpu.link import alias_flags
+from musaport.validate.cpu.shared_alias import alias_flags
 from musaport.validate.run.kernels import fixture_kernels
 
 KERNELS = sorted(p.stem for p in (ROOT / "fixtures" / "kernels").glob("*.cu"))

@@ -111,10 +111,24 @@ print("ok")
 def test_a_test_script_runs_as_its_project_runs_it_with_the_packages_it_imports(
         pt_out: Path, torch_env, tmp_path: Path, fails: bool) -> None:
     """Deformable-DETR tests with ``python test.py``: a file with no pytest test is run as a script and
-    counts as one test; what it imports that the torch environment lacks comes from --test-deps."""
+    counts as one test; what it imports that the torch environment lacks comes from --test-deps; a kernel's
+    dynamic shared memory (``extern __shared__``) links to the runtime's buffer."""
     project = tmp_path / "vecops"
     shutil.copytree(VECOPS, project)
     (project / "test.py").write_text(SCRIPT.format(fails=not fails))
+    # Deformable-DETR's kernels stage through dynamic shared memory declared in a template's body: the module
+    # linked with `_s` undefined until its link gave extern __shared__ arrays their storage.
+    kernel = project / "csrc/cuda/scale_cuda.cu"
+    kernel.write_text(kernel.read_text().replace("""  if (i < n) {
+    y[i] = x[i] * a;
+  }""", """  extern __shared__ int staged_[];
+  T* staged = reinterpret_cast<T*>(staged_);
+  staged[threadIdx.x] = i < n ? x[i] : T(0);
+  __syncthreads();
+  if (i < n) {
+    y[i] = staged[threadIdx.x] * a;
+  }""").replace("<<<blocks, threads, 0, stream>>>", "<<<blocks, threads, threads * sizeof(scalar_t), stream>>>"))
+    assert "extern __shared__" in kernel.read_text() and "threads * sizeof" in kernel.read_text()
     ref = tmp_path / "vecref"
     (ref / "vecref").mkdir(parents=True)
     (ref / "vecref/__init__.py").write_text("def scale(x, f):\n    return x * f\n")

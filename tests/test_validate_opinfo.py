@@ -373,3 +373,17 @@ def test_operators_an_adapter_registers_are_left_out_of_the_builds_registration(
             "_index_put_impl_", "convolution_overrideable", "convolution_backward_overrideable",
             "_copy_from"} <= adapted
     assert "add.out" not in adapted
+
+
+def test_an_adapter_that_wraps_the_ports_kernels_is_built_only_with_them() -> None:
+    """The deterministic adapter calls at::musa::scatter_add and its kin for the cases it leaves alone: a
+    build without those operators (M1's) compiles none of it and keeps nothing of theirs unregistered."""
+    from musaport.validate.backend.backend import active_adapters, adapted_operators, adapter_operators
+
+    scatter = adapter_operators("deterministic")
+    assert {"scatter_add.out", "scatter.src", "scatter_reduce.two_out"} <= scatter
+    small = active_adapters(["add.out", "abs.out", "scatter_add.out"])
+    assert "deterministic" not in small and "refused_ops" in small
+    assert not scatter & adapted_operators(small)
+    whole = active_adapters(["add.out", *scatter])
+    assert "deterministic" in whole and scatter <= adapted_operators(whole)

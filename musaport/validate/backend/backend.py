@@ -33,6 +33,7 @@ import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -100,6 +101,8 @@ LIBRARY = "libmusaport_backend.so"
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
 # kernels, the operators libtorch's generic code refuses for the device, and autocast.
 ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic")
+# Adapters that call the port's own kernels (at::musa::) for the cases they leave alone: built only with them.
+WRAPPING_ADAPTERS = ("deterministic",)
 _ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
 _IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
@@ -380,7 +383,8 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for s in chosen:
         if not _blocked(plan, s.name, failed) and s.name not in plan.unlinked:
             names += [n for n in plan.registered.get(s.name, []) if n not in names]
-    adapted = adapted_operators()  # an adapter's kernel replaces the generated one's registration
+    active = active_adapters(names)
+    adapted = adapted_operators(active)  # an adapter's kernel replaces the generated one's registration
     gen = env.state / "gen"
     registrations = []
     shards = registration_shards(names)
@@ -391,7 +395,8 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
         stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
     for path in adapters:
-        write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend")).encode())
+        write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend"),
+                                           active=path.stem in active).encode())
     unbuilt = gen / "unbuilt.cpp"
     if not plan.unbuilt:
         unbuilt.unlink(missing_ok=True)
@@ -401,16 +406,25 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
 
 
 @cache
-def adapted_operators() -> frozenset[str]:
-    """The operators an adapter registers for PrivateUse1 itself (its ``m.impl`` names): the build's
-    registration leaves them out, so that each has one kernel (a second would override the first,
-    in whatever order the libraries' initialisers run)."""
-    names: set[str] = set()
-    for name in ADAPTERS:
-        text = (data_dir("templates") / "backend" / f"{name}.cpp.j2").read_text(encoding="utf-8")
-        for block in _ADAPTER_IMPL.findall(text):
-            names.update(_IMPL_NAME.findall(block))
-    return frozenset(names)
+def adapter_operators(adapter: str) -> frozenset[str]:
+    """The operators one adapter registers for PrivateUse1 itself (its ``m.impl`` names)."""
+    text = (data_dir("templates") / "backend" / f"{adapter}.cpp.j2").read_text(encoding="utf-8")
+    return frozenset(n for block in _ADAPTER_IMPL.findall(text) for n in _IMPL_NAME.findall(block))
+
+
+def active_adapters(names: Iterable[str]) -> tuple[str, ...]:
+    """The adapters a build of ``names`` compiles: all, but an adapter that wraps the port's own kernels
+    (``WRAPPING_ADAPTERS``, which call ``at::musa::``) only when the build registers every operator it
+    wraps; a smaller build keeps those operators' generated registrations."""
+    present = set(names)
+    return tuple(a for a in ADAPTERS if a not in WRAPPING_ADAPTERS or adapter_operators(a) <= present)
+
+
+def adapted_operators(adapters: Iterable[str] = ADAPTERS) -> frozenset[str]:
+    """The operators ``adapters`` register for PrivateUse1 themselves: the build's registration leaves
+    them out, so that each has one kernel (a second would override the first, in whatever order the
+    libraries' initialisers run)."""
+    return frozenset(n for a in adapters for n in adapter_operators(a))
 
 
 def unbuilt_source(unbuilt: dict[str, str]) -> str:

@@ -32,6 +32,7 @@ from musaport.ops.emit_registration import header
 from musaport.outdir import EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, OutDir, write_atomic
 from musaport.resources import render_template, shim_include, shim_third_party, user_cache
 from musaport.validate.backend.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
+from musaport.validate.cpu import shared_alias
 from musaport.validate.cpu import view as cpu_view
 from musaport.validate.device.build import DEVICE_FLAGS, LOADER
 from musaport.validate.device.cmake_build import tool
@@ -152,6 +153,7 @@ def stand_in(state: Path, device: Device) -> Path:
         common_flags=list(COMMON_FLAGS), mu_flags=list(MU_FLAGS), mu_after=mu_after).encode())
     plugin = Path(__file__).with_name("pytest_plugin.py")
     write_atomic(site / "musaport_extension_plugin.py", plugin.read_bytes())
+    write_atomic(site / "musaport_shared_alias.py", Path(shared_alias.__file__).read_bytes())
     ccache = tool("ccache")
     wrapper = site / "bin/c++"
     write_atomic(wrapper, (f"#!/bin/sh\nexec {ccache + ' ' if ccache else ''}g++ \"$@\"\n").encode())

@@ -12,14 +12,16 @@ does not have).  Each failure keeps its first error line and is traced to
 the ported files its traceback names, else to the ported sources of the
 modules the build made, and the rules that changed them (``trace``).
 
-A test file in which pytest collects nothing (exit code 5) is a script
-(Deformable-DETR's ``test.py`` checks in ``if __name__ == "__main__"``): it
-runs as its project runs it, ``python FILE`` in its own folder, with the
+A test file with no test function or class (``is_script``), or in which
+pytest collects nothing (exit code 5), is a script (Deformable-DETR's
+``test.py`` checks in ``if __name__ == "__main__"``): it runs as its project
+runs it, ``python FILE`` in its own folder, with the
 device loaded first, and counts as one test, passed when it exits 0.
 """
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
 import re
@@ -86,7 +88,7 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
         xml.parent.mkdir(parents=True, exist_ok=True)
         cmd = [str(device.python), "-m", "pytest", str(path), "-p", "musaport_extension_plugin", "--forked",
                f"--timeout={TEST_SECONDS}", "-o", "addopts=", "-q", "-rN", f"--junitxml={xml}", "-p", "no:cacheprovider"]
-        code, output, _ = _run(cmd, root, env)
+        code, output = (NO_TESTS_COLLECTED, "") if is_script(path) else _run(cmd, root, env)[:2]
         if code == NO_TESTS_COLLECTED:
             code, script_output, seconds = _run([str(device.python), "-c", _SCRIPT, path.name], path.parent, env)
             output += f"\n--- no pytest test; run as a script: python {path.name} ---\n{script_output}"
@@ -96,6 +98,17 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
         write_atomic(state / "tests" / f"{i:03d}{EXTENSION_TEST_LOG}", output.encode())
         results.append(_read(rel, xml, output, tracer, built_sources))
     return results
+
+
+def is_script(path: Path) -> bool:
+    """Whether a test file is a script: Python with no function or class pytest would collect (``test*``
+    functions, ``Test*`` classes) anywhere in it. Collecting it would run its top-level code as an import."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return False  # pytest reports what is wrong with it
+    return not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+                   or isinstance(n, ast.ClassDef) and n.name.startswith("Test") for n in ast.walk(tree))
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int | None, str, float]:
