@@ -25,6 +25,7 @@ import ast
 import fnmatch
 import os
 import re
+import signal
 import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -133,10 +134,22 @@ def _script_result(rel: str, code: int | None, output: str, seconds: float, trac
         result.passed = 1
         return result
     result.failed = 1
-    error = _script_error(output) or (f"exit code {code}" if code is not None else "timed out")
+    if code is None:
+        error = f"the script ran past {FILE_SECONDS:.0f} s"
+    elif code < 0:  # killed: the last line it printed is no error of its own
+        error = f"the script's process died ({_signal_name(-code)})"
+    else:
+        error = _script_error(output) or f"exit code {code}"
     result.failures.append({"test": f"{rel} (script)", "kind": "failure", "error": error,
                             **tracer.trace(output, built_sources).as_dict()})
     return result
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _script_error(output: str) -> str:
