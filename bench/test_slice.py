@@ -8,7 +8,9 @@ runner ``validate --opinfo --pytorch-tests`` uses (its pytest plugin, its
 pytest.ini, one test process, ``OMP_NUM_THREADS=1``): once on torch's own
 ``cpu`` device and once on the ported ``musa`` device. It prints per run the
 tests that ran (passed, failed, skipped), the wall and CPU seconds of the
-process, the CPU seconds per executed test, and the ratio musa/cpu.
+process, the CPU seconds of collecting the same selection alone (measured
+first, in a process of its own), the CPU milliseconds per executed test
+without that collection, and the ratio musa/cpu of the last.
 
     python3 bench/test_slice.py --out OUT                     # OUT: a 2.6.0 port with its device built
     python3 bench/test_slice.py --out OUT -k "test_noncontiguous_samples and float32" --json slice.json
@@ -43,7 +45,23 @@ DEFAULT_SLICE = "test_noncontiguous_samples and float32"
 
 
 def run_slice(device: Device, test_file: Path, work: Path, select: str) -> dict:
-    """One pytest of the slice on ``device``: its counts, wall seconds and CPU seconds (the child's)."""
+    """One pytest of the slice on ``device``: its counts, wall seconds and CPU seconds (the child's), less
+    what collecting the same selection costs alone (importing torch and the test file, making the tests),
+    so that the per-test cost is the tests' own."""
+    collect = _pytest(device, test_file, work, select, ["--collect-only"])
+    ran = _pytest(device, test_file, work, select, [])
+    counts = junit_counts(work / f"{device.name}.xml")
+    if counts is None:
+        raise SystemExit(f"bench/test_slice.py: pytest on {device.name} wrote no report: {ran['tail']}")
+    executed = counts["passed"] + counts["failed"] + counts["errors"]
+    own = max(ran["cpu"] - collect["cpu"], 0.0)
+    return {"device": device.name, **counts, "ran": executed, "wall_s": round(ran["wall"], 1),
+            "cpu_s": round(ran["cpu"], 1), "collect_cpu_s": round(collect["cpu"], 1),
+            "cpu_per_test_ms": round(1000 * own / executed, 1) if executed else None}
+
+
+def _pytest(device: Device, test_file: Path, work: Path, select: str, extra: list[str]) -> dict:
+    """One pytest process on ``device``: wall and CPU seconds (the child's), and its last lines."""
     work.mkdir(parents=True, exist_ok=True)
     plugin_dir = work / "plugin"
     plugin_dir.mkdir(exist_ok=True)
@@ -58,20 +76,15 @@ def run_slice(device: Device, test_file: Path, work: Path, select: str) -> dict:
     if device.loader is not None:
         env.update(MUSAPORT_DEVICE_LOADER=str(device.loader), MUSAPORT_DEVICE_LIBRARY=str(device.library))
     cmd = [str(device.python), "-B", "-m", "pytest", str(test_file), "-c", str(work / "pytest.ini"),
-           "--rootdir", str(work), "--noconftest", "-p", PLUGIN_MODULE, f"--junitxml={xml}", "-q", "-k", select]
+           "--rootdir", str(work), "--noconftest", "-p", PLUGIN_MODULE, f"--junitxml={xml}", "-q", "-k", select,
+           *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    counts = junit_counts(xml)
-    if counts is None:
-        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
-        raise SystemExit(f"bench/test_slice.py: pytest on {device.name} wrote no report: {' | '.join(tail)}")
-    ran = counts["passed"] + counts["failed"] + counts["errors"]
-    return {"device": device.name, **counts, "ran": ran, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-            "cpu_per_test_ms": round(1000 * cpu / ran, 1) if ran else None}
+    return {"wall": wall, "cpu": cpu, "tail": " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])}
 
 
 def main() -> int:
@@ -96,10 +109,10 @@ def main() -> int:
             run_slice(Device(env.python, "musa", state / LOADER, state / LIBRARY), test_file, work / "musa",
                       args.select)]
     print(f"{'device':<6} {'ran':>5} {'passed':>6} {'failed':>6} {'skipped':>7} {'wall s':>7} {'CPU s':>7} "
-          f"{'CPU ms/test':>11}")
+          f"{'collect CPU s':>13} {'CPU ms/test':>11}")
     for r in rows:
         print(f"{r['device']:<6} {r['ran']:>5} {r['passed']:>6} {r['failed'] + r['errors']:>6} {r['skipped']:>7} "
-              f"{r['wall_s']:>7} {r['cpu_s']:>7} {r['cpu_per_test_ms']:>11}")
+              f"{r['wall_s']:>7} {r['cpu_s']:>7} {r['collect_cpu_s']:>13} {r['cpu_per_test_ms']:>11}")
     cpu, musa = rows
     ratio = (musa["cpu_per_test_ms"] / cpu["cpu_per_test_ms"]) if cpu["cpu_per_test_ms"] and musa["cpu_per_test_ms"] \
         else None
