@@ -381,6 +381,14 @@ class TestAsCuda(TestCase):
     def test_port_failure(self, device):
         raise RuntimeError("the port's own failure")
 
+    def _shared_body(self, device):
+        if torch.device(device).type == 'cuda':
+            return
+        raise AssertionError("Tensor-likes are not equal!")
+
+    def test_through_a_helper(self, device):
+        self._shared_body(device)
+
     def test_skipped(self, device):
         raise unittest.SkipTest("the shim has no NCCL (rank 3)")
 
@@ -415,8 +423,11 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
     device = Device(python, "musa", loader, tmp_path / "unused.so")
     [result] = run_test_files(device, tree, tmp_path / "work", ("nn/test_as_cuda.py",), log=lambda m: None)
     assert result.name == "nn/test_as_cuda.py"
-    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 2, 2, 0), result
-    [(route, _, _), (branch, tests, example)] = sorted(result.cuda_branches, key=lambda b: "if" in b[0])
+    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 3, 2, 0), result
+    [(route, _, _), (branch, tests, example), (helper, _, _)] = sorted(
+        result.cuda_branches, key=lambda b: ("if" in b[0], "'cuda'" in b[0]))
+    line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if "type == 'cuda'" in text)
+    assert helper == f"test_as_cuda.py:{line}: if torch.device(device).type == 'cuda':", helper
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
     assert branch == f'test_as_cuda.py:{line}: if torch.device(device).type == "cuda":' and tests == 1, branch
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if "assertEqual(actual, expected)" in text)
@@ -431,6 +442,6 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
         "the shim has no NCCL (rank N)"]
     doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
     md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
-    assert "| nn/test_as_cuda.py | 2 | 1 | 2 | 2 | 0 |" in md
+    assert "| nn/test_as_cuda.py | 2 | 1 | 3 | 2 | 0 |" in md
     assert "### nn/test_as_cuda.py: failed tests that branch on CUDA or expect CUDA's route, by that line" in md
     assert "### nn/test_as_cuda.py: skipped tests by reason" in md

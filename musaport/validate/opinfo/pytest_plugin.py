@@ -221,7 +221,8 @@ def pytest_runtest_makereport(item, call):
     made = yield
     report = made.get_result()
     if report.when == "call" and report.failed:
-        report.cuda_branch = cuda_branch(getattr(item, "obj", None)) or cuda_route(str(report.longrepr or ""))
+        report.cuda_branch = (cuda_branch(getattr(item, "obj", None), getattr(item, "cls", None))
+                              or cuda_route(str(report.longrepr or "")))
 
 
 # A test body's own check for CUDA: `device_type == "cuda"`, `torch.device(device).type != 'cuda'`,
@@ -230,9 +231,14 @@ _CUDA_CHECK = re.compile(r"""(?:type|device)\s*[!=]=\s*['"]cuda['"]|['"]cuda['"]
                          r"""|(?:type|device)\s+(?:not\s+)?in\s*[\[(][^\])]*['"]cuda['"]|startswith\(\s*['"]cuda""")
 
 
-def cuda_branch(function) -> str:
+_HELPER_CALL = re.compile(r"\bself\.(_\w+)\s*\(")
+
+
+def cuda_branch(function, cls=None, depth: int = 1) -> str:
     """``file:line: text`` of the first line of ``function``'s own source (its decorators' wrappers
-    unwrapped) that checks for a CUDA device; '' when it has none or its source cannot be read."""
+    unwrapped) that checks for a CUDA device, else of the test class's private helpers it calls
+    (``self._test_...(device)``, one level down: test_torch's shared bodies); '' when none has one or
+    the source cannot be read."""
     try:
         function = inspect.unwrap(function)
         lines, start = inspect.getsourcelines(function)
@@ -243,6 +249,13 @@ def cuda_branch(function) -> str:
         code = line.split("#", 1)[0]
         if _CUDA_CHECK.search(code):
             return f"{path}:{start + offset}: {line.strip()[:200]}"
+    if cls is None or depth <= 0:
+        return ""
+    for name in dict.fromkeys(_HELPER_CALL.findall("".join(lines))):
+        helper = getattr(cls, name, None)
+        found = cuda_branch(helper, cls, depth - 1) if callable(helper) else ""
+        if found:
+            return found
     return ""
 
 
