@@ -113,6 +113,14 @@ same(lambda a: torch.std_mean(a), a)
 same(lambda a: torch.var(a, 1), a.to(torch.complex128) * (1 + 2j))
 same(lambda a: torch.std(a), torch.empty(0, dtype=torch.float64))
 same(lambda a: torch.mode(a, 1), torch.tensor([[1, 2, 2, 3], [4, 4, 1, 1]]))
+same(lambda a: torch.mode(a, 0, out=(torch.empty(0, dtype=a.dtype, device=a.device),
+                                     torch.empty(0, dtype=torch.long, device=a.device))), torch.tensor([[1, 2], [1, 3]]))
+try:
+    torch.mode(torch.ones(3, device="musa"), out=(torch.empty(0, dtype=torch.long, device="musa"),
+                                                  torch.empty(0, dtype=torch.long, device="musa")))
+    raise AssertionError("mode's out= took a values tensor of another dtype")
+except RuntimeError as exc:
+    assert "for values output" in str(exc), exc
 same(lambda x, y: torch.cdist(x, y, p=1), torch.randn(2, 4, 3), torch.randn(2, 5, 3), grad=True)
 same(lambda x, y: torch.cdist(x, y), torch.randn(30, 3), torch.randn(4, 3), grad=True)
 same(lambda x: F.pdist(x, p=3), torch.randn(6, 4), grad=True)
