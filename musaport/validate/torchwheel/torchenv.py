@@ -41,7 +41,10 @@ from musaport.resources import user_cache
 # imports torch.utils.cpp_extension, which imports setuptools), and the pytest plugins that run each test in
 # a process of its own with a timeout (validate --opinfo --pytorch-tests). pytest stays below 9: pytest-forked
 # 1.7.5 cannot send pytest 9's reports (their NodeId) back from the forked process.
-TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest>=8,<9", "setuptools", "pytest-forked", "pytest-timeout")
+# What PyTorch's own tests import beside torch. SciPy gives OpInfo entries their references (special
+# functions: without it `op.ref` is None, and test_unary_ufuncs' reference tests fail on every device).
+TEST_PACKAGES = ("expecttest", "hypothesis", "numpy", "pytest>=8,<9", "setuptools", "pytest-forked", "pytest-timeout",
+                 "scipy")
 _DONE = ".complete"
 
 
