@@ -75,3 +75,11 @@ def run(cmd: Sequence[str], cwd: Path, timeout: float | None = None) -> subproce
 def scratch() -> Path:
     """A working directory for a child that reads and writes no file (``--version``, ``c++filt``)."""
     return Path(tempfile.gettempdir())
+
+
+def signal_name(number: int) -> str:
+    """A signal's name (``SIGKILL``) for a child that a signal ended, or ``signal N`` for one Python does not know."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -15,8 +15,8 @@ modules the build made, and the rules that changed them (``trace``).
 A test file with no test function or class (``is_script``), or in which
 pytest collects nothing (exit code 5), is a script (Deformable-DETR's
 ``test.py`` checks in ``if __name__ == "__main__"``): it runs as its project
-runs it, ``python FILE`` in its own folder, with the
-device loaded first, and counts as one test, passed when it exits 0.
+runs it, ``python FILE`` in its own folder, with the device loaded first,
+and counts as one test, passed when it exits 0.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import ast
 import fnmatch
 import os
 import re
-import signal
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,8 +114,6 @@ def is_script(path: Path) -> bool:
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int | None, str, float]:
     """A test process: its exit code (None when it took more than FILE_SECONDS), output and seconds."""
-    import time
-
     started = time.monotonic()
     try:
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=FILE_SECONDS,
@@ -137,19 +135,12 @@ def _script_result(rel: str, code: int | None, output: str, seconds: float, trac
     if code is None:
         error = f"the script ran past {FILE_SECONDS:.0f} s"
     elif code < 0:  # killed: the last line it printed is no error of its own
-        error = f"the script's process died ({_signal_name(-code)})"
+        error = f"the script's process died ({children.signal_name(-code)})"
     else:
         error = _script_error(output) or f"exit code {code}"
     result.failures.append({"test": f"{rel} (script)", "kind": "failure", "error": error,
                             **tracer.trace(output, built_sources).as_dict()})
     return result
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _script_error(output: str) -> str:

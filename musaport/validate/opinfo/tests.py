@@ -517,12 +517,7 @@ def _row(line: str | bytes) -> dict | None:
 
 
 def _signal_name(code: int) -> str:
-    if code < 0:
-        try:
-            return signal.Signals(-code).name
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit {code}"
+    return children.signal_name(-code) if code < 0 else f"exit {code}"
 
 
 def _last_line(path: Path) -> str:
