@@ -96,6 +96,25 @@ def test_stub_links_come_from_code_only(tmp_path: Path, body: str, kind: str) ->
                                     if kind == "stub" else ((), ()))
 
 
+@pytest.mark.parametrize(("functor", "kind"), [
+    # Device-generic code hands its stub to a template as a functor (uniform_ → UniformStub → uniform_stub).
+    pytest.param("template <typename RNG>\nstruct FooStub {\n  void operator()(TensorIteratorBase& iter) {\n"
+                 "    foo_stub(iter.device_type(), iter);\n  }\n};\n", "stub", id="functor"),
+    pytest.param("struct FooStub final : public Base {\n  void operator()(TensorIteratorBase& iter) {\n"
+                 "    foo_stub(iter.device_type(), iter);\n  }\n};\n", "stub", id="derived"),
+    # A type that is only declared, or a type whose body names no stub, links nowhere.
+    pytest.param("struct FooStub;\n", "generic", id="declared"),
+    pytest.param("enum class FooStub { foo_stub };\n", "generic", id="enum"),
+])
+def test_a_functor_type_links_the_body_naming_it_to_its_stub(tmp_path: Path, functor: str, kind: str) -> None:
+    tree = _tiny_tree(tmp_path / "tree", "  return foo_impl_<FooStub>(self, out);")
+    native = tree / "aten/src/ATen/native"
+    (native / "Foo.cpp").write_text(functor + (native / "Foo.cpp").read_text())
+    model = operator_model(tree, OutDir(tmp_path / "out"), ported=["aten/src/ATen/native/cuda/FooKernel.cu"])
+    op = model.operators["foo.out"]
+    assert (op.kind, op.stubs) == (kind, ("foo_stub",) if kind == "stub" else ()), op.reason
+
+
 def test_a_stub_no_ported_file_registers_leaves_the_operator_unresolved(tmp_path: Path) -> None:
     tree = _tiny_tree(tmp_path / "tree", "  bar_stub(kCUDA, iter); return out;")
     (tree / "aten/src/ATen/native/Bar.h").write_text(
@@ -259,6 +278,22 @@ def test_cudnn_kernels_are_not_portable(model_260: OperatorModel) -> None:
     op = model_260.operators["cudnn_convolution"]
     assert op.kind == "not-portable"
     assert "cuDNN" in op.reason and "aten/src/ATen/native/cudnn/" in op.reason
+
+
+@pytest.mark.parametrize(("name", "stub", "file"), [
+    ("uniform_", "uniform_stub", "DistributionUniform.cu"),
+    ("normal_", "normal_stub", "DistributionNormal.cu"),
+    ("exponential_", "exponential_stub", "DistributionExponentialKernel.cu"),
+])
+@pytest.mark.shared
+def test_random_sampling_reaches_its_stub_through_the_functor(model_260: OperatorModel, name: str, stub: str,
+                                                              file: str) -> None:
+    """``uniform_`` calls ``templates::uniform_impl_<UniformStub, Generator>``; only ``struct UniformStub``'s
+    body calls ``uniform_stub``, which the ported DistributionUniform.cu registers.  Before the model read
+    type bodies it stopped short and took far-away stubs (``std_var_stub``), so a device built for
+    ``uniform_`` lacked its kernel."""
+    op = model_260.operators[name]
+    assert (op.kind, op.stubs, op.files) == ("stub", (stub,), (f"aten/src/ATen/native/cuda/{file}",))
 
 
 @pytest.mark.shared

@@ -148,6 +148,7 @@ class _Index:
     generic: frozenset[str] = frozenset()  # device-generic code, headers ported in place included
     declared: set[str] = field(default_factory=set)  # DispatchStubs declared or defined anywhere
     defs: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
+    types: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)  # struct and class bodies
     impls: dict[str, list[str]] = field(default_factory=dict)
     registered: dict[str, list[str]] = field(default_factory=dict)
     macro_defs: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
@@ -163,6 +164,8 @@ class _Index:
             idx.declared.update(f.stubs)
             for d in f.definitions:
                 idx.defs.setdefault(d.name, []).append((path, d))
+            for d in f.types:
+                idx.types.setdefault(d.name, []).append((path, d))
             idx.invocations[path] = [d for d in f.invocations if not d.name.startswith(_NOT_DEFINING)]
             for d in idx.invocations[path]:
                 for arg in d.names:
@@ -329,6 +332,8 @@ def _reach(idx: _Index, start: list[Definition]) -> tuple[set[str], list[str], s
     the kernel's own calls of CUDA-only functions count.  The third value is
     every name the levels named (to tell device-generic code from code that
     reaches a stub no ported file registers).
+    A device-generic type a body names is followed as a helper is: its body
+    is where a functor handed to a template calls its stub (``UniformStub``).
     A macro invocation's arguments may name stubs (``CREATE_..._FUNC(tanh_out,
     tanh_stub)``) but are not calls, so they never link to ported functions.
     """
@@ -343,7 +348,8 @@ def _reach(idx: _Index, start: list[Definition]) -> tuple[set[str], list[str], s
         called = set().union(*(d.names for d in level if not _MACRO_NAME.fullmatch(d.name))) if level else set()
         if level is start:  # only the kernel's own calls: deeper, a namesake is likelier than a link
             files = [p for n in sorted(called - seen) if _cuda_only(idx, n) for p, _ in idx.defs[n]]
-        level = [d for n in sorted(names - seen) for p, d in idx.defs.get(n, []) if idx.is_generic(p)]
+        level = [d for n in sorted(names - seen) for p, d in idx.defs.get(n, []) + idx.types.get(n, [])
+                 if idx.is_generic(p)]
         seen |= names
     return set(), files, seen
 

@@ -36,7 +36,9 @@ _MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
 _PASTED = re.compile(r"\b\w+(?:\s*##\s*\w+)+")
 _DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(")
 _LAST_WORD = re.compile(r"(\w+)\s*$")
-SCAN_VERSION = 7
+# ``struct UniformStub {``, ``class Foo final : public Bar {``: a type whose body the model may follow.
+_TYPE_HEAD = re.compile(r"(?<!enum )\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?(?::(?!:)[^{};()]*)?\{")
+SCAN_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -59,16 +61,17 @@ class FileFacts:
     stubs: tuple[str, ...]  # DECLARE_/DEFINE_DISPATCH names
     invocations: tuple[Definition, ...] = ()  # top-level MACRO(args): name, line, identifiers in args
     templates: tuple[str, ...] = ()  # token-pasted names (``foreach_tensor_##OP##_cuda``)
+    types: tuple[Definition, ...] = ()  # struct and class bodies: name, lines, identifiers in the body
 
     def to_json(self) -> dict:
         return {"definitions": _defs_json(self.definitions), "structure": self.structure.to_json(),
                 "stubs": list(self.stubs), "invocations": _defs_json(self.invocations),
-                "templates": list(self.templates)}
+                "templates": list(self.templates), "types": _defs_json(self.types)}
 
     @classmethod
     def from_json(cls, path: str, data: dict) -> "FileFacts":
         return cls(path, _defs(data["definitions"]), Structure.from_json(data["structure"]), tuple(data["stubs"]),
-                   _defs(data["invocations"]), tuple(data["templates"]))
+                   _defs(data["invocations"]), tuple(data["templates"]), _defs(data["types"]))
 
 
 def _defs_json(defs: tuple[Definition, ...]) -> list:
@@ -107,7 +110,27 @@ def parsed_facts(path: str, code: str, facts: Structure) -> FileFacts:
     # skipping ahead, and most files hold neither.
     stubs = dispatch_declarations(code) if "_DISPATCH" in code else ()
     pasted = {'##'.join(p for p, _ in pasted_parts(m.group(0))) for m in _PASTED.finditer(code)} if "##" in code else ()
-    return FileFacts(path, tuple(found), facts, stubs, tuple(invocations), tuple(sorted(pasted)))
+    types = type_bodies(code) if "struct" in code or "class" in code else ()
+    return FileFacts(path, tuple(found), facts, stubs, tuple(invocations), tuple(sorted(pasted)), types)
+
+
+def type_bodies(code: str) -> tuple[Definition, ...]:
+    """Every ``struct``/``class`` with a body, nested ones included, with the identifiers its body names.
+
+    Device-generic code hands its DispatchStub to a template as a functor:
+    ``uniform_`` calls ``uniform_impl_<UniformStub, Generator>``, and only the
+    body of ``struct UniformStub`` calls ``uniform_stub``.  A function body
+    names the type; the type's body names the stub.
+    """
+    lines = LineIndex(code)
+    found = []
+    for m in _TYPE_HEAD.finditer(code):
+        brace = m.end() - 1
+        end = matching(code, brace)
+        if end > 0:
+            found.append(Definition(m.group(1), lines(m.start()), lines(end),
+                                    frozenset(_REACHABLE.findall(code, brace, end))))
+    return tuple(found)
 
 
 def dispatch_declarations(code: str) -> tuple[str, ...]:
