@@ -181,3 +181,29 @@ try:
 except IndexError as exc:
     assert "index 5 is out of bounds for dimension 0 with size 3" in str(exc), exc
 """)
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
+def test_sparse_tensors_on_the_device_run_libtorchs_generic_kernels_and_the_ports_own(device) -> None:
+    """A musa sparse tensor has the SparsePrivateUse1 key, for which libtorch registers nothing ("Could not run
+    'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the 'SparsePrivateUse1' backend"). The
+    sparse adapter redispatches the operators whose CPU and CUDA kernels are one function to the CPU's, and
+    registers the port's own CUDA sparse kernels (coalescing, sums into a dense tensor) for the rest."""
+    _passes(device, """
+i, v = torch.tensor([[0, 1, 1, 0], [2, 0, 2, 2]]), torch.tensor([3., 4., 5., 6.])
+cpu = torch.sparse_coo_tensor(i, v, (2, 3))
+dev = torch.sparse_coo_tensor(i.to("musa"), v.to("musa"), (2, 3))
+assert (dev.layout, dev.device.type, dev._nnz(), dev.is_coalesced()) == (torch.sparse_coo, "musa", 4, False)
+torch.testing.assert_close(dev.to_dense().cpu(), cpu.to_dense())                   # dense += sparse
+c = dev.coalesce()                                                                  # the port's _coalesce
+assert c.is_coalesced() and c._nnz() == 3
+torch.testing.assert_close(c.indices().cpu(), cpu.coalesce().indices())
+torch.testing.assert_close(c.values().cpu(), cpu.coalesce().values())
+torch.testing.assert_close((dev + dev).to_dense().cpu(), (cpu + cpu).to_dense())   # sparse + sparse
+torch.testing.assert_close((dev * 2).to_dense().cpu(), (cpu * 2).to_dense())
+d = torch.randn(2, 3)
+torch.testing.assert_close(d.to("musa").to_sparse().to_dense().cpu(), d)           # dense to sparse and back
+""")

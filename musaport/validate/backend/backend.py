@@ -46,6 +46,7 @@ from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
 from musaport.resources import data_dir, render_template, shim_include, shim_third_party
 from musaport.rewrite.rules import RuleSet
+from musaport.validate.backend import sparse
 from musaport.validate.backend.samples import DTYPES, Catalog, Sample
 from musaport.validate.compile.buildenv import aten_ops_headers
 from musaport.validate.cpu import view as cpu_view
@@ -99,8 +100,9 @@ def mu_flags() -> list[str]:
 LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
-# kernels, the operators libtorch's generic code refuses for the device, and autocast.
-ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic")
+# kernels, the operators libtorch's generic code refuses for the device, autocast, deterministic
+# scatter, and libtorch's device-generic sparse kernels on the device's sparse keys (backend/sparse.py).
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic", "sparse")
 # Adapters that call the port's own kernels (at::musa::) for the cases they leave alone: built only with them.
 WRAPPING_ADAPTERS = ("deterministic",)
 _ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
@@ -394,9 +396,10 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
         stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
+    values = sparse.adapter_values(env.source)
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend"),
-                                           active=path.stem in active).encode())
+                                           active=path.stem in active, **values).encode())
     unbuilt = gen / "unbuilt.cpp"
     if not plan.unbuilt:
         unbuilt.unlink(missing_ok=True)

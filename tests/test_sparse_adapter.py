@@ -1,0 +1,79 @@
+"""The sparse adapter (templates/backend/sparse.cpp.j2): which operators it registers for the device's sparse keys.
+
+An operator whose yaml names one function for the CPU's and CUDA's sparse
+keys runs device-generic code, so a musa sparse tensor is redispatched to the
+CPU sparse key's kernel, that same function. One whose CUDA kernel is CUDA's
+own gets the port's kernel of that name. On the device itself the adapter is
+proven by ``tests/test_device_adapters.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from musaport.ops.records import native_entries
+from musaport.resources import render_template
+from musaport.validate.backend.sparse import adapter_values, cuda_sparse_kernels, shared_sparse_operators
+
+YAML = """\
+- func: _sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor
+  dispatch:
+    SparseCPU, SparseCUDA, SparseMeta, Meta: new_with_dims_and_tensor_sparse_symint
+- func: _coalesce(Tensor self) -> Tensor
+  dispatch:
+    SparseCPU: _coalesce_sparse_cpu
+    SparseCUDA: _coalesce_sparse_cuda
+- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU, CUDA: abs_out
+    SparseCPU, SparseCUDA: abs_sparse_out
+    SparseCsrCPU, SparseCsrCUDA: abs_sparse_csr_out
+- func: values(Tensor(a) self) -> Tensor(a)
+  variants: method
+  dispatch:
+    SparseCPU: values_sparse
+    SparseCUDA: values_sparse
+- func: cpu_only(Tensor self) -> Tensor
+  dispatch:
+    SparseCPU: cpu_only_sparse
+"""
+
+
+def test_kernels_the_cpu_and_cuda_sparse_keys_share_redispatch_and_cudas_own_are_named() -> None:
+    shared = shared_sparse_operators(yaml.safe_load(YAML))
+    assert shared == {
+        # one function for both keys, spelled on one line or on two
+        "SparsePrivateUse1": ("_sparse_coo_tensor_with_dims_and_tensors", "abs.out", "values"),
+        "SparseCsrPrivateUse1": ("abs.out",),
+    }  # _coalesce has CUDA's own kernel; cpu_only none for CUDA
+    assert cuda_sparse_kernels(yaml.safe_load(YAML)) == {"SparsePrivateUse1": (("_coalesce", "_coalesce_sparse_cuda"),),
+                                                        "SparseCsrPrivateUse1": ()}
+
+
+def test_the_adapter_registers_each_operator_on_its_key_redispatching_to_the_cpu_key(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "aten/src/ATen/native").mkdir(parents=True)
+    (tree / "aten/src/ATen/native/native_functions.yaml").write_text(YAML)
+    text = render_template("backend/sparse.cpp.j2", header="// test", **adapter_values(tree))
+    blocks = text.split("TORCH_LIBRARY_IMPL(aten, ")[1:]
+    assert [b.split(",", 1)[0] for b in blocks] == ["SparsePrivateUse1", "SparseCsrPrivateUse1"]
+    assert ('m.impl("abs.out", torch::CppFunction::makeFromBoxedFunction<&redispatch_to_SparseCsrCPU>());'
+            in blocks[1])
+    assert "cpu_only" not in text and "_coalesce_sparse_cpu" not in text
+    # CUDA's own kernel, by the ported file's definition of the same name, when its type is the operator's
+    assert 'MUSAPORT_SPARSE_KERNEL(m, "_coalesce", _coalesce, _coalesce_sparse_cuda);' in blocks[0]
+    assert "op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::SparseCPU), stack);" in text
+
+
+@pytest.mark.shared
+def test_on_260_the_shared_sparse_kernels_are_most_of_cudas(pytorch_260: Path) -> None:
+    """2.6.0's yaml names a SparseCUDA kernel for 171 operators and a SparseCsrCUDA one for 139; all but 18
+    and 11 are the CPU's too. Those left out are CUDA's own (cuSPARSE products, _coalesce's sort)."""
+    shared = shared_sparse_operators(native_entries(pytorch_260))
+    assert (len(shared["SparsePrivateUse1"]), len(shared["SparseCsrPrivateUse1"])) == (153, 128)
+    assert {"_sparse_coo_tensor_with_dims_and_tensors", "_to_dense", "_indices", "_values", "sparse_dim",
+            "dense_dim", "_nnz", "is_coalesced", "_to_sparse_csr"} <= set(shared["SparsePrivateUse1"])
+    assert {"_coalesce", "add.out", "mul.out", "index_select"}.isdisjoint(shared["SparsePrivateUse1"])
