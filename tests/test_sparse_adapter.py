@@ -16,7 +16,8 @@ import yaml
 
 from musaport.ops.records import native_entries
 from musaport.resources import render_template
-from musaport.validate.backend.sparse import adapter_values, cuda_sparse_kernels, shared_sparse_operators
+from musaport.validate.backend.sparse import (adapter_values, cuda_sparse_kernels, shared_sparse_operators,
+                                              without_defaults)
 
 YAML = """\
 - func: _sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor
@@ -57,7 +58,10 @@ def test_the_adapter_registers_each_operator_on_its_key_redispatching_to_the_cpu
     tree = tmp_path / "tree"
     (tree / "aten/src/ATen/native").mkdir(parents=True)
     (tree / "aten/src/ATen/native/native_functions.yaml").write_text(YAML)
-    text = render_template("backend/sparse.cpp.j2", header="// test", **adapter_values(tree))
+    ops = tmp_path / "ATen/ops"
+    ops.mkdir(parents=True)
+    (ops / "_coalesce_native.h").write_text("TORCH_API at::Tensor _coalesce_sparse_cuda(const at::Tensor & self);\n")
+    text = render_template("backend/sparse.cpp.j2", header="// test", **adapter_values(tree, ops))
     blocks = text.split("TORCH_LIBRARY_IMPL(aten, ")[1:]
     assert [b.split(",", 1)[0] for b in blocks] == ["SparsePrivateUse1", "SparseCsrPrivateUse1"]
     assert ('m.impl("abs.out", torch::CppFunction::makeFromBoxedFunction<&redispatch_to_SparseCsrCPU>());'
@@ -66,6 +70,12 @@ def test_the_adapter_registers_each_operator_on_its_key_redispatching_to_the_cpu
     # CUDA's own kernel, by the ported file's definition of the same name, when its type is the operator's
     assert 'MUSAPORT_SPARSE_KERNEL(m, "_coalesce", _coalesce, _coalesce_sparse_cuda);' in blocks[0]
     assert "op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::SparseCPU), stack);" in text
+    assert "__attribute__((weak)) at::Tensor _coalesce_sparse_cuda(const at::Tensor & self);" in text
+    # A kernel the release's headers overload (or do not declare) cannot be declared weak: left out.
+    (ops / "_coalesce_native.h").write_text("TORCH_API at::Tensor _coalesce_sparse_cuda(const at::Tensor & self);\n"
+                                           "TORCH_API at::Tensor _coalesce_sparse_cuda(const at::Tensor & a, bool x);\n")
+    assert "_coalesce_sparse_cuda" not in render_template("backend/sparse.cpp.j2", header="",
+                                                          **adapter_values(tree, ops))
 
 
 @pytest.mark.shared
@@ -77,3 +87,16 @@ def test_on_260_the_shared_sparse_kernels_are_most_of_cudas(pytorch_260: Path) -
     assert {"_sparse_coo_tensor_with_dims_and_tensors", "_to_dense", "_indices", "_values", "sparse_dim",
             "dense_dim", "_nnz", "is_coalesced", "_to_sparse_csr"} <= set(shared["SparsePrivateUse1"])
     assert {"_coalesce", "add.out", "mul.out", "index_select"}.isdisjoint(shared["SparsePrivateUse1"])
+
+
+@pytest.mark.parametrize(("params", "bare"), [
+    ("const at::Tensor & self", "const at::Tensor & self"),
+    ("const at::Scalar & beta=1, const at::Scalar & alpha=1", "const at::Scalar & beta, const at::Scalar & alpha"),
+    ("at::IntArrayRef dims={}, ::std::optional<at::ScalarType> dtype=::std::nullopt, bool keepdim=false",
+     "at::IntArrayRef dims, ::std::optional<at::ScalarType> dtype, bool keepdim"),
+    ("::std::tuple<int64_t, int64_t> t=std::make_tuple(1, 2), int x", "::std::tuple<int64_t, int64_t> t, int x"),
+    ("", ""),
+])
+def test_a_weak_redeclaration_drops_default_arguments(params: str, bare: str) -> None:
+    """GCC refuses a redeclaration that repeats a default argument, so the weak declaration drops them."""
+    assert without_defaults(params) == bare

@@ -396,7 +396,7 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
         stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
-    values = sparse.adapter_values(env.source)
+    values = sparse.adapter_values(env.source, aten_ops_headers(env.source, env.out.work("validate")) / "ATen/ops")
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend"),
                                            active=path.stem in active, **values).encode())

@@ -15,17 +15,22 @@ that redispatches to the CPU sparse key's kernel: the same function.
 
 The others have a kernel of CUDA's own (``_coalesce``: ``_coalesce_sparse_cuda``;
 ``add.out``, through which a sparse tensor becomes dense), which the port has
-under the same name in a ported file. The adapter registers each for the
-device's key when its C++ type is the operator's (``at::_ops::X::schema``;
+under the same name in a ported file (``native/sparse/musa/``). The adapter
+declares each such kernel weak and registers it for the device's key when the
+library has it and its C++ type is the operator's (``at::_ops::X::schema``,
 checked by the compiler, so a kernel that takes ``int64_t`` where the
-dispatcher passes ``SymInt`` is left out rather than misregistered). The
-device build compiles the ported file that defines it as it does for any
-symbol the link misses; a kernel whose file does not compile becomes a stub
-that raises, so only the operators that reach it fail.
+dispatcher passes ``SymInt`` is left out rather than misregistered). So the
+whole device, which compiles every ported file, has them; a device built for
+a few operators does not pull the sparse files in for them, and a sparse
+file that does not compile leaves its operators unregistered, not the build
+broken. The weak declaration is the release's own (its ``*_native.h`` line,
+without default arguments), made before the headers: a kernel the headers
+overload is left out.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from musaport.ops.records import native_entries
@@ -80,11 +85,52 @@ def ops_struct(name: str) -> str:
     return name.replace(".", "_")
 
 
-def adapter_values(tree: Path) -> dict[str, object]:
+def native_declarations(kernels: set[str], native_headers: Path) -> dict[str, str]:
+    """The one declaration each of ``kernels`` has in the release's ``ATen/ops/*_native.h`` headers (torchgen
+    writes each on one line: ``TORCH_API at::Tensor _coalesce_sparse_cuda(const at::Tensor & self);``),
+    without ``TORCH_API`` and default arguments; a kernel declared more than once (overloaded) or not at all
+    is left out."""
+    found: dict[str, list[str]] = {k: [] for k in kernels}
+    for header in sorted(native_headers.glob("*_native.h")):
+        for line in header.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = _DECLARATION.match(line)
+            if m and m.group(2) in found:
+                found[m.group(2)].append(f"{m.group(1)}{m.group(2)}({without_defaults(m.group(3))});")
+    return {k: lines[0] for k, lines in found.items() if len(lines) == 1}
+
+
+_DECLARATION = re.compile(r"^TORCH_API (.+?\W)(\w+)\((.*)\);\s*$")
+
+
+def without_defaults(params: str) -> str:
+    """``const at::Scalar & beta=1, at::IntArrayRef dims={}`` → ``const at::Scalar & beta, at::IntArrayRef dims``:
+    each parameter cut at its first ``=`` outside brackets (a redeclaration may not repeat defaults)."""
+    kept, depth, cut, current = [], 0, False, ""
+    for ch in params + ",":
+        if ch in "<({[":
+            depth += 1
+        elif ch in ">)}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            kept.append(current.strip())
+            current, cut = "", False
+            continue
+        if ch == "=" and depth == 0:
+            cut = True
+        if not cut:
+            current += ch
+    return ", ".join(p for p in kept if p)
+
+
+def adapter_values(tree: Path, native_headers: Path) -> dict[str, object]:
     """The sparse adapter's template values for ``tree``: per device key, the CPU key it redispatches to,
-    the shared operators, and the CUDA-only ones as ``(operator, at::_ops struct, kernel)``."""
+    the shared operators, and CUDA's own ones as ``(operator, at::_ops struct, kernel)``; and the weak
+    declarations of those kernels, from ``native_headers`` (the release's ``ATen/ops`` folder)."""
     entries = native_entries(tree)
     shared = shared_sparse_operators(entries)
     own = cuda_sparse_kernels(entries)
+    declarations = native_declarations({k for pairs in own.values() for _, k in pairs}, native_headers)
     return {"sparse_keys": [(key, SPARSE_KEYS[key][0], shared[key],
-                             [(name, ops_struct(name), kernel) for name, kernel in own[key]]) for key in SPARSE_KEYS]}
+                             [(name, ops_struct(name), kernel) for name, kernel in own[key] if kernel in declarations])
+                            for key in SPARSE_KEYS],
+            "weak_declarations": [declarations[k] for k in sorted(declarations)]}
