@@ -290,7 +290,8 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
 def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample],
             refs: dict[str, set[Path]], owners: dict[Path, str], failed: dict[str, str]) -> bool:
     """One step towards a closed link: add the ported files that define missing symbols; a function
-    whose every definer failed to compile becomes an unbuilt stub (its callers' operators stay, and
+    whose every definer failed to compile, or that the shim only declares (``DECLARED_ONLY``),
+    becomes an unbuilt stub (its callers' operators stay, and
     fail only if they reach it); take out the samples whose files call what nothing defines. False
     when none is possible (a file every sample needs calls an undefined symbol)."""
     progress = False
@@ -307,6 +308,11 @@ def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample
         why = [_not_built(plan, rel, failed) for rel in sorted(definers)]
         if definers and all(why) and _is_function(mangled):
             plan.unbuilt[mangled] = why[0]
+            progress = True
+            continue
+        lacking = declared_only(mangled)
+        if not definers and lacking and _is_function(mangled):
+            plan.unbuilt[mangled] = lacking
             progress = True
             continue
         if any(c not in plan.needs for c in callers):  # called from the registration or an adapter
@@ -334,6 +340,22 @@ def _not_built(plan: Plan, rel: str, failed: dict[str, str]) -> str:
 # Symbols that name data or compiler-made tables, not functions: an alias of a function cannot stand in.
 _NOT_FUNCTIONS = ("vtable for ", "VTT for ", "typeinfo for ", "typeinfo name for ", "guard variable for ",
                   "construction vtable for ", "TLS init function for ", "TLS wrapper function for ")
+
+
+# Libraries whose API the shim declares, so that ported code compiles, without implementing it: a call
+# of one links to a stub that raises with this reason, so a file that also holds other kernels stays in
+# the build (SparseMUSATensorMath.mu has COO addition beside its muSPARSE products) and only the
+# operators that reach the library fail.
+DECLARED_ONLY = {"musparse": "muSPARSE's kernels are declared by the shim (musparse.h), not implemented"}
+
+
+def declared_only(mangled: str) -> str:
+    """Why a function the shim only declares has no definition ('' for any other symbol)."""
+    try:
+        name = demangle(mangled)
+    except SymbolError:
+        return ""
+    return next((why for prefix, why in DECLARED_ONLY.items() if name.startswith(prefix)), "")
 
 
 def _is_function(mangled: str) -> bool:
