@@ -65,7 +65,8 @@ def recorded(ext_out: Path, pt_out: Path, options: list[str]) -> set[str]:
         log.touch()
         env = dict(os.environ, MUSAPORT_OPS_LOG=str(log), PYTEST_ADDOPTS="-p musaport_ops_log")
         subprocess.run([sys.executable, "-m", "musaport", "validate", "--extension", "--out", str(ext_out),
-                        "--torch", str(pt_out), "--test-deps", str(package), *options], env=env, check=False)
+                        "--torch", str(pt_out), "--test-deps", str(package), *options], env=env, check=False,
+                       stdout=sys.stderr)  # the validation's own lines; stdout is the operator list
         return {line.strip().removeprefix("aten::") for line in log.read_text().splitlines() if line.strip()}
 
 
