@@ -127,7 +127,7 @@ def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
 # The fixtures that exercise plain mode, its promotion to fibers at a barrier or warp operation,
 # shared memory and faults.
 AS_DEVICE = ["elementwise", "grid_stride", "block_reduce", "warp_reduce", "softmax", "dynamic_shared",
-             "cub_block_scan", "trap_early_exit", "kernel_faults"]
+             "cub_block_scan", "cub_warp_shuffle", "trap_early_exit", "kernel_faults"]
 LOADER = r"""
 #include <dlfcn.h>
 #include <cstdio>
@@ -385,6 +385,78 @@ def test_compile_mode_rejects_a_host_functor_with_a_device_policy(tmp_path: Path
     assert result.returncode == 1
     line = next(ln for ln in result.stdout.splitlines() if ln.startswith("FAIL uses_thrust.mu"))
     assert "[device]" in line and "reference to __host__ function 'operator()'" in line
+
+
+# mamba's selective-scan backward kernels (csrc/selective_scan/reverse_scan.cuh and the kernel that includes
+# it), as the port leaves them: cub's warp utilities and raking grid from their own headers, cub::BlockExchange
+# named after including only block_load/store/scan/reduce (cub's block_load brings it), a TempStorage aliased
+# through cub::Uninitialized, shuffles of a 16-byte type.
+CUB_RAKING = """\
+#include <musa_runtime.h>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/config.cuh>
+#include <cub/util_ptx.cuh>
+#include <cub/util_type.cuh>
+#include <cub/block/block_raking_layout.cuh>
+#include <cub/detail/uninitialized_copy.cuh>
+
+template <typename T, int THREADS>
+struct ReverseScan {
+  static constexpr int STEPS = cub::Log2<THREADS>::VALUE;
+  static constexpr bool IS_ARCH_WARP = THREADS == CUB_WARP_THREADS(0);
+  using Layout = cub::BlockRakingLayout<T, THREADS>;
+  static_assert(Layout::UNGUARDED, "full segments");
+  struct _TempStorage { typename Layout::TempStorage raking_grid; };
+  struct TempStorage : cub::Uninitialized<_TempStorage> {};
+  _TempStorage& temp_storage;
+  unsigned lane, member_mask;
+  __device__ explicit ReverseScan(TempStorage& s)
+      : temp_storage(s.Alias()), lane(cub::RowMajorTid(THREADS, 1, 1) & 0x1f),
+        member_mask(cub::WarpMask<32>(0)) {}
+  __device__ T Run(T input) {
+    T* placement = Layout::PlacementPtr(temp_storage.raking_grid, lane);
+    cub::detail::uninitialized_copy(placement, input);
+    __syncthreads();
+    T* raking = Layout::RakingPtr(temp_storage.raking_grid, lane);
+    T inclusive = raking[0];
+    for (int step = 0; step < STEPS; ++step) {
+      T after = cub::ShuffleDown<32>(inclusive, 1 << step, 31, member_mask);
+      if (int(lane) < 32 - (1 << step)) inclusive = inclusive + after;
+    }
+    return cub::ShuffleIndex<32>(inclusive, 0, member_mask);
+  }
+};
+
+struct float4_like { float x, y, z, w; };
+__device__ float4_like operator+(float4_like a, float4_like b) { return {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w}; }
+
+__global__ void bwd(const float* in, float* out) {
+  using Scan = ReverseScan<float4_like, 128>;
+  using Exchange = cub::BlockExchange<float, 128, 4>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ typename Exchange::TempStorage exchange_storage;
+  float items[4];
+  for (int i = 0; i < 4; ++i) items[i] = in[threadIdx.x * 4 + i];
+  Exchange(exchange_storage).BlockedToStriped(items);
+  float4_like v{items[0], items[1], items[2], items[3]};
+  float4_like r = Scan(scan_storage).Run(v);
+  out[threadIdx.x] = r.x + r.y + r.z + r.w + float(cub::LaneId());
+}
+void launch(const float* in, float* out) { bwd<<<1, 128>>>(in, out); }
+"""
+
+
+@needs_clang
+@pytest.mark.compiles
+def test_compile_mode_passes_cubs_warp_utilities_and_raking_layout(tmp_path: Path) -> None:
+    """What mamba's backward kernels take from cub beyond the collectives compiles in both passes."""
+    out = _ported_tree(tmp_path, "reverse_scan.mu", CUB_RAKING)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS reverse_scan.mu" in result.stdout
 
 
 MUSPARSE = """\

@@ -2,9 +2,12 @@
 // PyTorch code uses, for syntax checks and CPU runs.  The umbrella includes
 // every header, laid out as in cub itself, so ported code may include either:
 //
-//   config.cuh, util_*.cuh, version.cuh  version and namespace macros, NullType,
-//                                        KeyValuePair, Traits/NumericTraits,
-//                                        DoubleBuffer, FutureValue
+//   config.cuh, util_*.cuh, version.cuh  version, namespace and warp-size macros,
+//                                        NullType, KeyValuePair, Uninitialized,
+//                                        Log2/PowerOfTwo, Traits/NumericTraits,
+//                                        DoubleBuffer, FutureValue; util_ptx.cuh:
+//                                        LaneId, RowMajorTid, WarpMask and the
+//                                        shuffles of any type (ShuffleUp/Down/Index)
 //   thread/thread_operators.cuh          function objects (Sum, Max, ArgMax, ...)
 //   iterator/                            input iterators
 //   device/                              device-wide algorithms (DeviceScan,
@@ -16,7 +19,10 @@
 //                                        ...): cub's signatures; on the CPU
 //                                        runtime the loads, stores and sorts
 //                                        run, the rest (and every body in the
-//                                        syntax check) stop with __trap()
+//                                        syntax check) stop with __trap();
+//                                        BlockRakingLayout, a raking grid in
+//                                        shared memory, works in both
+//   detail/uninitialized_copy.cuh        cub::detail::uninitialized_copy
 //   detail/musaport_*.cuh                the shim's own helpers of device/ and of
 //                                        block/ and warp/ (not cub headers)
 //
@@ -32,6 +38,7 @@
 #include <cub/util_arch.cuh>
 #include <cub/util_macro.cuh>
 #include <cub/util_namespace.cuh>
+#include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 #include <cub/version.cuh>
 
@@ -50,8 +57,11 @@
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>
 
+#include <cub/detail/uninitialized_copy.cuh>
+
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_load.cuh>
+#include <cub/block/block_raking_layout.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>

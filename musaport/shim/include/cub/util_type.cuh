@@ -1,5 +1,6 @@
 // musaport shim: <cub/util_type.cuh>: NullType, KeyValuePair, Uninitialized,
-// the collectives' storage, Traits/NumericTraits, DoubleBuffer, FutureValue (see cub/cub.cuh).
+// the collectives' storage, Log2/PowerOfTwo, Traits/NumericTraits, DoubleBuffer,
+// FutureValue (see cub/cub.cuh).
 #pragma once
 
 #include <cstddef>
@@ -38,6 +39,22 @@ struct Uninitialized {
 template <std::size_t Bytes>
 struct TempStorageBytes {
   alignas(16) unsigned char storage[Bytes > 0 ? Bytes : 1];
+};
+
+// ------------------------------------------------------------ compile-time integer helpers
+// Log2<N>::VALUE is ceil(log2(N)) for N >= 1 (Log2<1> is 0, Log2<5> is 3); PowerOfTwo<N>::VALUE says
+// whether N is one.
+namespace musaport_detail {
+constexpr int ceil_log2(int n) { return n <= 1 ? 0 : 1 + ceil_log2((n + 1) / 2); }
+}  // namespace musaport_detail
+template <int N, int CURRENT_VAL = N, int COUNT = 0>
+struct Log2 {
+  static_assert(N >= 1, "cub::Log2 needs N >= 1");
+  enum { VALUE = musaport_detail::ceil_log2(N) };
+};
+template <int N>
+struct PowerOfTwo {
+  enum { VALUE = N > 0 && (N & (N - 1)) == 0 };
 };
 
 // ------------------------------------------------------------ traits

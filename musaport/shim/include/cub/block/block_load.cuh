@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cub/config.cuh>
+#include <cub/block/block_exchange.cuh>  // as in cub: its transposing loads name BlockExchange
 #include <cub/detail/musaport_collective.cuh>
+#include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 
 CUB_NS_PREFIX

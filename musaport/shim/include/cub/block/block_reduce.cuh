@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cub/config.cuh>
+#include <cub/block/block_raking_layout.cuh>  // as in cub, through its raking reductions
 #include <cub/detail/musaport_collective.cuh>
+#include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 
 CUB_NS_PREFIX
