@@ -205,5 +205,5 @@ try:
     dev.coalesce()
     raise AssertionError("coalesce ran on a device without the ported sparse kernels")
 except NotImplementedError as exc:
-    assert "'aten::_coalesce'" in str(exc) and "SparsePrivateUse1" in str(exc), exc
+    assert "'aten::_coalesce'" in str(exc) and "'Sparsemusa' backend" in str(exc), exc  # the key, as renamed
 """)
