@@ -243,6 +243,12 @@ class BuildEnv:
         renamed them (only the names tables are read, so nothing is compiled)."""
         return run_rules(self.out, compile=False)
 
+    @cached_property
+    def sparse_values(self) -> dict[str, object]:
+        """The sparse adapter's values (``backend/sparse.py``), read once per build, not per round: the
+        release's yaml and its generated native headers do not change between rounds."""
+        return sparse.adapter_values(self.source, aten_ops_headers(self.source, self.out.work("validate")) / "ATen/ops")
+
     def link_libs(self) -> list[str]:
         lib = self.libtorch.lib
         flags = [f"-L{lib}", f"-Wl,-rpath,{lib}", "-ltorch_cpu", "-lc10"]
@@ -418,10 +424,9 @@ def _generated_sources(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: 
     for stale in set(gen.glob("RegisterMUSA_backend*.cpp")) - set(registrations):
         stale.unlink()  # a shard or the single file of an earlier selection: nothing compiles it now
     adapters = [gen / f"{name}.cpp" for name in ADAPTERS]
-    values = sparse.adapter_values(env.source, aten_ops_headers(env.source, env.out.work("validate")) / "ATen/ops")
     for path in adapters:
         write_atomic(path, render_template(f"backend/{path.stem}.cpp.j2", header=header("templates/backend"),
-                                           active=path.stem in active, **values).encode())
+                                           active=path.stem in active, **env.sparse_values).encode())
     unbuilt = gen / "unbuilt.cpp"
     if not plan.unbuilt:
         unbuilt.unlink(missing_ok=True)
