@@ -8,6 +8,8 @@ thread-locals take the dynamic TLS model) holding
     runtime runs its threads as plain calls;
   - ``reduce``: a block reduction through shared memory with ``__syncthreads``
     (256 threads, 64 blocks): the block is promoted to fibers;
+  - ``warp_reduce``: ReduceOp's block shape (512 threads, 64 blocks): ``__shfl_down_sync``
+    within each warp, one value per warp through shared memory, the last warp's shuffles;
   - ``sgemm``: muBLAS's 256×256 single-precision product, with the torch wheel's
     BLAS linked when ``--blas`` (as the device build links it);
 with the shim at ``--shim`` (default: this checkout's) and the given compiler
@@ -54,12 +56,29 @@ __global__ void reduce_kernel(const float* in, float* out, int n) {
   }
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
 }
+// ReduceOp's block_x_reduce shape: 512 threads, a warp's shuffles, one value per warp through shared memory.
+__global__ void warp_reduce_kernel(const float* in, float* out, int n) {
+  __shared__ float s[16];
+  float v = 0;
+  for (int i = blockIdx.x * 512 + threadIdx.x; i < n; i += gridDim.x * 512) v += in[i];
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+  if (threadIdx.x % 32 == 0) s[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < 16 ? s[threadIdx.x] : 0.0f;
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+  }
+}
 extern "C" void add(const float* a, const float* b, float* c, int n) {
   auto f = [=] __device__ (int i) { c[i] = a[i] + b[i]; };
   musaport_launch(dim3((n + 511) / 512), dim3(128), 0, 0, [&]() { elementwise_kernel(n, f); });
 }
 extern "C" void reduce(const float* a, float* out, int n) {
   musaport_launch(dim3(64), dim3(256), 0, 0, [&]() { reduce_kernel(a, out, n); });
+}
+extern "C" void warp_reduce(const float* a, float* out, int n) {
+  musaport_launch(dim3(64), dim3(512), 0, 0, [&]() { warp_reduce_kernel(a, out, n); });
 }
 extern "C" void sgemm(const float* a, const float* b, float* c, int n) {
   static mublasHandle_t h = [] { mublasHandle_t x; mublasCreate(&x); return x; }();
@@ -81,17 +100,20 @@ int main(int argc, char** argv) {
   int rounds = std::atoi(argv[2]);
   auto add = (void (*)(const float*, const float*, float*, int))dlsym(lib, "add");
   auto red = (void (*)(const float*, float*, int))dlsym(lib, "reduce");
+  auto wred = (void (*)(const float*, float*, int))dlsym(lib, "warp_reduce");
   auto gemm = (void (*)(const float*, const float*, float*, int))dlsym(lib, "sgemm");
   const int n = 1 << 20, m = 256;
-  std::vector<float> a(n, 1), b(n, 2), c(n), o(64);
-  const char* names[] = {"add 1M (elementwise)", "block reduce 1M (barriers)", "sgemm 256x256"};
-  for (int which = 0; which < 3; ++which) {
+  std::vector<float> a(n, 1), b(n, 2), c(n), o(64), w(64);
+  const char* names[] = {"add 1M (elementwise)", "block reduce 1M (barriers)", "warp reduce 1M (shuffles)",
+                         "sgemm 256x256"};
+  for (int which = 0; which < 4; ++which) {
     double best = 1e9;
     for (int r = 0; r < rounds; ++r) {
       double t = cpu();
       for (int i = 0; i < 10; ++i) {
         if (which == 0) add(a.data(), b.data(), c.data(), n);
         else if (which == 1) red(a.data(), o.data(), n);
+        else if (which == 2) wred(a.data(), w.data(), n);
         else gemm(a.data(), b.data(), c.data(), m);
       }
       t = (cpu() - t) / 10;
@@ -99,7 +121,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%-28s %9.3f ms\n", names[which], best * 1e3);
   }
-  bool ok = c[5] == 2.0f * m && o[0] == 16384.0f;
+  bool ok = c[5] == 2.0f * m && o[0] == 16384.0f && w[0] == 16384.0f && w[63] == 16384.0f;
   std::printf("%s\n", ok ? "results checked" : "WRONG RESULTS");
   return ok ? 0 : 1;
 }

@@ -58,6 +58,16 @@ def test_partial_barrier_is_reported_at_its_ported_line(run_mode) -> None:
 
 
 @pytest.mark.compiles
+def test_warp_operation_naming_exited_lanes_is_reported(run_mode) -> None:
+    """The scheduler checks a warp operation's lanes only once a thread has exited (a scan per lane and
+    operation was a third of a warp reduction's time); that check must still catch the lanes that left."""
+    detail = run_mode[0]["trap_warp_exited_lanes"]["detail"]
+    assert "__shfl_sync() at " in detail
+    assert "trap_warp_exited_lanes.mu:13 in block (0,0,0), warp 0: mask 0xffffffff names lanes 0x0000ffff " \
+           "that already exited" in detail
+
+
+@pytest.mark.compiles
 def test_the_device_build_lets_exited_threads_arrive_at_a_barrier(run_mode) -> None:
     """The same fixture built as the musa device builds PyTorch's kernels: the hardware's behaviour, the
     barrier released by the threads that returned (UpSampleBilinear2d's anti-aliased kernel relies on it)."""

@@ -175,22 +175,31 @@ class BlockRunner {
     return self.barrier_result;
   }
 
-  // Every warp-level operation: shuffles, votes, __syncwarp, match, reduce.
-  void warp(WarpCall& call, unsigned mask, const char* file, int line) {
+  // Every warp-level operation: shuffles, votes, __syncwarp, match, reduce.  The running lane's
+  // part (its `size`-byte input at `in`) goes straight into its slot, and the result is read from
+  // there (the returned slot's `out`): a WarpCall built on the caller's stack and copied in and out
+  // cost more than the rendezvous itself (partial stores read back whole stall store forwarding).
+  const WarpCall& warp(WarpOp op, const void* in, unsigned size, int arg, int width, unsigned mask, const char* file,
+                       int line) {
     Lane& self = *current_;
+    WarpCall& call = self.warp;
+    call.op = op;
+    call.arg = arg;
+    call.width = width;
+    call.size = size;
+    std::memset(call.in, 0, sizeof(call.in));  // votes read four bytes of a narrower input
+    std::memcpy(call.in, in, size);
     const unsigned lane = self.id % 32, base = self.id - lane;
     call.group = (mask & existing_lanes(base)) | (1u << lane);
     check_width(call, file, line);
-    self.warp = call;
     self.file = file;
     self.line = line;
     if (call.group == (1u << lane)) {  // alone: nothing to wait for
       complete_warp(base, call.group);
-      call = self.warp;
-      return;
+      return call;
     }
     if (!promoted_) promote();
-    check_group_alive(self, base);
+    if (exited_ != 0) check_group_alive(self, base);  // a 32-lane scan only once a thread has exited
     self.state = LaneState::AtWarp;
     warp_arrived_[base / 32] |= 1u << lane;
     if ((call.group & ~warp_arrived_[base / 32]) == 0) {
@@ -198,7 +207,7 @@ class BlockRunner {
     } else {
       switch_to_next(&self.context);
     }
-    call = self.warp;
+    return call;
   }
 
   // Lanes of the caller's warp that exist and have not exited.

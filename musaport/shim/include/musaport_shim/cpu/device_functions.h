@@ -14,22 +14,13 @@
 
 namespace musaport::cpu {
 
-// ---- warp operations: copy the value in, rendezvous, copy the result out
+// ---- warp operations: the value goes into the lane's slot, the result comes out of it
 template <class T>
-inline WarpCall make_warp_call(WarpOp op, const T& value, int arg, int width) {
+inline const WarpCall& warp_rendezvous(WarpOp op, const T& value, int arg, int width, unsigned mask, const char* file,
+                                       int line) {
   static_assert(std::is_trivially_copyable<T>::value, "warp operations exchange trivially copyable values");
   static_assert(sizeof(T) <= 16, "warp operations exchange at most 16 bytes");
-  WarpCall call;
-  call.op = op;
-  call.arg = arg;
-  call.width = width;
-  call.size = sizeof(T);
-  std::memcpy(call.in, &value, sizeof(T));
-  return call;
-}
-
-inline void warp_rendezvous(WarpCall& call, unsigned mask, const char* file, int line) {
-  device_runner(warp_op_name(call.op), file, line).warp(call, mask, file, line);
+  return device_runner(warp_op_name(op), file, line).warp(op, &value, sizeof(T), arg, width, mask, file, line);
 }
 
 template <class R>
@@ -42,8 +33,7 @@ inline R warp_result(const WarpCall& call) {
 // Operations whose result has the type of the input (shuffles, reductions).
 template <class T>
 inline T warp_value_op(WarpOp op, unsigned mask, T value, int arg, int width, const char* file, int line) {
-  WarpCall call = make_warp_call(op, value, arg, width);
-  warp_rendezvous(call, mask, file, line);
+  const WarpCall& call = warp_rendezvous(op, value, arg, width, mask, file, line);
   T result = value;  // T need not be default-constructible
   std::memcpy(&result, call.out, sizeof(T));
   return result;
@@ -52,9 +42,7 @@ inline T warp_value_op(WarpOp op, unsigned mask, T value, int arg, int width, co
 // Votes and matches: any input, an integer result.
 template <class R, class T>
 inline R warp_query_op(WarpOp op, unsigned mask, const T& value, const char* file, int line) {
-  WarpCall call = make_warp_call(op, value, 0, 32);
-  warp_rendezvous(call, mask, file, line);
-  return warp_result<R>(call);
+  return warp_result<R>(warp_rendezvous(op, value, 0, 32, mask, file, line));
 }
 
 // ---- atomics: relaxed read-modify-write, as GPU atomics are
