@@ -349,8 +349,8 @@ class BlockRunner {
 
   void start_fiber(Lane& lane) {
     FiberStack& stack = stacks_[lane.id];
-    stack.ensure(fiber_stack_bytes());
-    fiber_prepare(lane.context, stack, &BlockRunner::fiber_main);
+    stack.ensure(fiber_stack_mapping());
+    fiber_prepare(lane.context, stack, &BlockRunner::fiber_main, fiber_stack_skew(lane.id));
     lane.has_context = true;
   }
 

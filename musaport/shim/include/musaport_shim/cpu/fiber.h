@@ -175,15 +175,27 @@ struct FiberContext {
 #endif
 };
 
-// Make `ctx` start `entry()` on `stack` when first switched to.  `entry`
+// How far below its stack's top fiber `index` starts.  The stacks are page-aligned and of one size, so
+// without an offset the frames a block switches through (hundreds of GPU threads in turn, at each
+// barrier or warp operation) would lie at one address modulo the caches' set strides and evict each
+// other: a fiber resumed would wait on memory for its saved registers.  A different cache line of the
+// page (an odd step over 64 lines) and a different page of eight spread them over the sets; the stack
+// is mapped that much larger (fiber_stack_mapping), so the usable size stays what was asked for.
+inline constexpr size_t kFiberSkewPages = 8;
+inline size_t fiber_stack_skew(unsigned index) {
+  return (index * 17u % 64u) * 64u + (index / 64u % kFiberSkewPages) * 4096u;
+}
+inline size_t fiber_stack_mapping() { return fiber_stack_bytes() + kFiberSkewPages * 4096u; }
+
+// Make `ctx` start `entry()` on `stack`, `skew` bytes below its top, when first switched to.  `entry`
 // must never return (it switches away when its GPU thread is done).
-inline void fiber_prepare(FiberContext& ctx, const FiberStack& stack, void (*entry)()) {
+inline void fiber_prepare(FiberContext& ctx, const FiberStack& stack, void (*entry)(), size_t skew = 0) {
 #if MUSAPORT_FAST_FIBER_SWITCH
   // Initial frame, from the stack pointer up: control words, r15, r14, r13,
   // r12 (= entry), rbx, rbp, return address (= musaport_fiber_start).  The
   // return slot sits 8 below a 16-byte boundary, so `entry` is entered with
   // the stack alignment of a normal call.
-  char* top = stack.base() + stack.size();
+  char* top = stack.base() + stack.size() - skew;
   top -= reinterpret_cast<uintptr_t>(top) % 16;
   void** frame = reinterpret_cast<void**>(top - 64);
   const unsigned int control[2] = {0x1F80u /* MXCSR default */, 0x037Fu /* x87 control default */};
@@ -196,7 +208,7 @@ inline void fiber_prepare(FiberContext& ctx, const FiberStack& stack, void (*ent
 #else
   getcontext(&ctx.uc);
   ctx.uc.uc_stack.ss_sp = stack.base();
-  ctx.uc.uc_stack.ss_size = stack.size();
+  ctx.uc.uc_stack.ss_size = stack.size() - skew;
   ctx.uc.uc_link = nullptr;
   makecontext(&ctx.uc, entry, 0);
 #endif
