@@ -92,6 +92,57 @@ def test_a_kernel_the_build_files_drop_is_a_missing_symbol_at_import(pt_out: Pat
         1 for f in report["tests"]["files"] if f["error"]) >= 1
 
 
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_hand_patch_laid_over_the_port_is_what_builds_and_is_tested(pt_out: Path, tmp_path: Path) -> None:
+    """The dropped kernel again, put back by a patch against the port (as a team keeps its hand edits): the
+    build compiles it, the module loads, the tests pass; the port and the project stay as they were."""
+    import difflib
+
+    project = tmp_path / "vecops"
+    shutil.copytree(VECOPS, project)
+    (project / "setup.py").write_text((project / "setup.py").read_text().replace(', "csrc/cuda/shift_cuda.cu"', ""))
+    ext = tmp_path / "ext"
+    _port(project, ext)
+    ported = ext / "generated_cuda_compatible" / "setup.py"
+    setup = ported.read_text()
+    fixed = setup.replace('"csrc/musa/scale_musa.mu"]', '"csrc/musa/scale_musa.mu", "csrc/musa/shift_musa.mu"]')
+    assert fixed != setup
+    patch = tmp_path / "shift.patch"
+    patch.write_text("".join(difflib.unified_diff(setup.splitlines(True), fixed.splitlines(True),
+                                                  "a/setup.py", "b/setup.py")))
+    before = tree_digest(ext / "generated_cuda_compatible"), tree_digest(project)
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
+                    "--patch", str(patch))
+    report = json.loads((ext / "validate_extension_report.json").read_text())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["build"]["patches"] == [{"patch": str(patch), "files": ["setup.py"]}]
+    assert f"NOTE patch {patch} laid over the port: setup.py" in done.stdout
+    (module,) = report["build"]["modules"]
+    assert module["loaded"] and report["build"]["dropped"] == []
+    assert (report["tests"]["passed"], report["tests"]["failed"]) == (7, 0)
+    assert "--patch shift.patch" in report["command"]
+    assert f"`{patch}`: `setup.py`" in (ext / "validate_extension_report.md").read_text()
+    assert (tree_digest(ext / "generated_cuda_compatible"), tree_digest(project)) == before
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_test_selection_runs_only_the_tests_it_names(pt_out: Path, tmp_path: Path) -> None:
+    ext = tmp_path / "ext"
+    _port(VECOPS, ext)
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
+                    "--test-select", "shift and not empty")
+    report = json.loads((ext / "validate_extension_report.json").read_text())
+    assert done.returncode == 0, done.stdout + done.stderr
+    tests = report["tests"]
+    assert (tests["passed"], tests["failed"], tests["skipped"], tests["select"]) == (2, 0, 0, "shift and not empty")
+    assert "tests 2 passed, 0 failed, 0 skipped, 0 errors (only those -k 'shift and not empty' selects)" in done.stdout
+    assert report["command"].endswith("--test-select 'shift and not empty'")
+
+
 SCRIPT = """import torch
 import vecops
 import vecref

@@ -90,7 +90,8 @@ CUDA_ENV = Flag("setup-cuda-environment", re.compile(r"^\w*CUDA\w*$"),
                 "a CUDA environment variable or setting; decide its MUSA counterpart by hand")
 NVCC_PROGRAM = Flag("setup-nvcc-program", re.compile(r"/nvcc(?:\.exe)?$"),
                     "runs nvcc, CUDA's compiler, from the toolkit folder (its version, its flags); MUSA_HOME has "
-                    "the MUSA compiler (mcc) instead, whose version output differs: port this check by hand")
+                    "the MUSA compiler (mcc) instead, whose version output differs: port this check by hand (keep the "
+                    "edit as a patch: validate --extension --patch)")
 SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
                  f"a qualified use of {TORCH_BUILDER}'s CUDA builder the port cannot rewrite (only "

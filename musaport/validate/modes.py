@@ -12,6 +12,7 @@ tuple.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar
@@ -388,8 +389,14 @@ class ExtensionMode(Mode):
                "environment lacks, as a pip requirement (einops, torchvision==0.21.0); installed as given, "
                "without its dependencies, under OUT/.musaport/extension/deps.", kind="text", multiple=True,
                metavar="REQUIREMENT"),
+        Option(("--test-select", "test_select"), "--extension: run only the tests this pytest -k expression "
+               "selects (for parametrized suites too large for the emulated device); the report gives it.",
+               kind="text", metavar="EXPRESSION"),
+        Option(("--patch", "patch"), "--extension: a hand edit of the port (a unified diff against "
+               "OUT/generated_cuda_compatible, as git diff writes it) laid over it for the build and tests, in "
+               "the order given; the port itself is left as it is.", kind="path", multiple=True, metavar="FILE"),
     )
-    owns = ("torch", "build_env", "tests", "test_deps")
+    owns = ("torch", "build_env", "tests", "test_deps", "test_select", "patch")
     owns_why = "an extension's port proven against a PyTorch port's musa device"
     takes_patterns = False
     no_patterns_why = "select its test files with --tests"
@@ -406,15 +413,19 @@ class ExtensionMode(Mode):
             env[name] = value
         tests = tuple(p.strip() for item in o.get("tests") or () for p in item.split(",") if p.strip())
         deps = tuple(d.strip() for d in o.get("test_deps") or () if d.strip())
+        patches = tuple(Path(p) for p in o.get("patch") or ())
+        select = (o.get("test_select") or "").strip()
         for dep in deps:
             if dep.startswith("-"):
                 raise LoadError(f"--test-deps {dep!r}: expected a requirement (a package name, maybe with a "
                                 "version), not a pip option")
         command = ("musaport validate --extension --out EXT_OUT --torch PT_OUT"
                    + "".join(f" --build-env {k}={v}" for k, v in env.items())
-                   + "".join(f" --tests {t}" for t in tests) + "".join(f" --test-deps {d}" for d in deps))
+                   + "".join(f" --tests {t}" for t in tests) + "".join(f" --test-deps {d}" for d in deps)
+                   + (f" --test-select {shlex.quote(select)}" if select else "")
+                   + "".join(f" --patch {Path(p).name}" for p in patches))
         outcome = validate_extension(request.out, o.get("torch"), request.jobs, env, tests, request.log,
-                                     request.echo, request.progress, command, deps)
+                                     request.echo, request.progress, command, deps, patches, select)
         return Result(outcome.passed, outcome.total, summary_line(outcome), outcome.md_path, empty_fails=True)
 
 

@@ -36,6 +36,7 @@ from musaport.validate.cpu import shared_alias
 from musaport.validate.cpu import view as cpu_view
 from musaport.validate.device.build import DEVICE_FLAGS, LOADER
 from musaport.validate.device.cmake_build import tool
+from musaport.validate.extension.patches import Patched, apply_patches, deleted_by
 
 SKIPPED_DIRS = {".git", "build", "dist", "__pycache__", ".eggs"}
 BUILD_SECONDS = 3600.0
@@ -80,36 +81,49 @@ class BuildResult:
     log: str = ""
     modules: list[Module] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # ported MUSA sources no module compiled
+    patches: list[dict] = field(default_factory=list)  # the hand edits laid over the port: patch, files
     left_out_flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
-def build_tree(out: OutDir, state: Path) -> Path:
-    """The project with its port laid over it, in the CPU view; refreshed in place (unchanged files keep
-    their mtime); every file not wanted any more is removed, the modules of an earlier build with them."""
+def build_tree(out: OutDir, state: Path, patches: tuple[Path, ...] = ()) -> tuple[Path, Patched]:
+    """The project with its port laid over it, and ``patches`` (a team's hand edits, see ``patches``) over
+    both, in the CPU view; refreshed in place (unchanged files keep their mtime); every file not wanted any
+    more is removed, the modules of an earlier build with them."""
     source = out.source()
     if source is None or not source.is_dir():
         raise LoadError(f"{out.report_json}: the project it was ported from is gone ({source})")
     dest = state / "src"
     ported = out.out_paths()
+    outputs = set(ported.values())
+    project = {p.relative_to(source).as_posix(): p for p in _project_files(source, out.root)}
+    shown = {rel: p for rel, p in project.items() if rel not in ported and rel not in outputs}
+    shown.update({rel: out.tree / rel for rel in outputs})
+
+    def current(rel: str) -> bytes | None:
+        return shown[rel].read_bytes() if rel in shown else None
+
+    patched = apply_patches(patches, current, state / "patch-work")
+    gone = deleted_by(patched)
     wanted: set[str] = set()
-    for path in _project_files(source, out.root):
-        rel = path.relative_to(source).as_posix()
-        if rel not in ported:
-            wanted.add(rel)
-            _put(dest / rel, path.read_bytes(), path)
-    for rel in sorted(set(ported.values())):
-        data = (out.tree / rel).read_bytes()
-        try:
-            data = cpu_view.cpu_bytes(data)
-        except Exception:  # noqa: BLE001 - a launch not delimited: the file stays as ported, its compile says why
-            pass
+    for rel, path in sorted(shown.items()):
+        if rel in gone:
+            continue
+        data = patched.files[rel] if rel in patched.files else path.read_bytes()
+        if rel in outputs:
+            try:
+                data = cpu_view.cpu_bytes(data)
+            except Exception:  # noqa: BLE001 - a launch not delimited: the file stays as ported, its compile says why
+                pass
         wanted.add(rel)
-        _put(dest / rel, data, out.tree / rel)
+        _put(dest / rel, data, path)
+    for rel in sorted(set(patched.files) - set(shown)):  # new files a patch adds
+        wanted.add(rel)
+        _put(dest / rel, patched.files[rel], None)
     for path in sorted(p for p in dest.rglob("*") if p.is_file() or p.is_symlink()):
         if path.relative_to(dest).as_posix() not in wanted:
             path.unlink()
-    return dest
+    return dest, patched
 
 
 def _project_files(source: Path, out_root: Path) -> list[Path]:
@@ -124,7 +138,7 @@ def _project_files(source: Path, out_root: Path) -> list[Path]:
     return found
 
 
-def _put(path: Path, data: bytes, origin: Path) -> None:
+def _put(path: Path, data: bytes, origin: Path | None) -> None:
     """Write ``data`` unless the file already holds it; keep the origin's executable bit."""
     try:
         if path.read_bytes() == data:
@@ -132,7 +146,7 @@ def _put(path: Path, data: bytes, origin: Path) -> None:
     except OSError:
         pass
     write_atomic(path, data)
-    if origin.stat().st_mode & stat.S_IXUSR:
+    if origin is not None and origin.stat().st_mode & stat.S_IXUSR:
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
@@ -212,12 +226,15 @@ def setup_script(tree: Path, out: OutDir) -> Path:
     return tree / ported[0]
 
 
-def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str], log) -> BuildResult:
+def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str], log,
+              patches: tuple[Path, ...] = ()) -> BuildResult:
     """``python setup.py build_ext --inplace`` in the build tree; the modules it made, each loaded."""
     import time
 
     started = time.monotonic()
-    tree = build_tree(out, state)
+    tree, patched = build_tree(out, state, patches)
+    for a in patched.applied:
+        log(f"musaport: patch {a.patch}: {', '.join(a.files)}")
     site = stand_in(state, device)
     setup = setup_script(tree, out)
     temp = state / "build-temp"
@@ -234,7 +251,8 @@ def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str
     write_atomic(state / EXTENSION_BUILD_LOG, text.encode())
     modules = _modules(text, tree)
     result = BuildResult(code == 0, command, "" if code == 0 else first_error(text), str(state / EXTENSION_BUILD_LOG),
-                         modules, left_out_flags=_left_out_flags(text))
+                         modules, left_out_flags=_left_out_flags(text),
+                         patches=[{"patch": a.patch, "files": list(a.files)} for a in patched.applied])
     compiled = {s for m in modules for s in m.sources}
     result.dropped = sorted(rel for rel in set(out.out_paths().values()) if rel.endswith(".mu") and rel not in compiled)
     if result.ok:

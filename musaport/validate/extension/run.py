@@ -83,7 +83,7 @@ def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
 
 def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: dict[str, str],
                        test_patterns: tuple[str, ...], log, echo, progress=None, command: str = "",
-                       test_deps: tuple[str, ...] = ()) -> Outcome:
+                       test_deps: tuple[str, ...] = (), patches: tuple[Path, ...] = (), select: str = "") -> Outcome:
     """The three phases; the report written; see the module docstring."""
     started = time.monotonic()
     out.require_port()
@@ -111,7 +111,9 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     deps_error = phase_build.install_deps(state, device, test_deps, log)
     if deps_error:
         echo(f"FAIL {deps_error}")
-    built = phase_build.run_build(out, state, device, build_env, log)
+    built = phase_build.run_build(out, state, device, build_env, log, patches)
+    for applied in built.patches:
+        echo(f"NOTE patch {applied['patch']} laid over the port: {', '.join(applied['files'])}")
     echo(f"{'PASS' if built.ok else 'FAIL'} build ({built.command})" + ("" if built.ok else f": {built.error}"))
     for m in built.modules:
         echo(f"{'PASS' if m.loaded else 'FAIL'} import {m.name}" + ("" if m.loaded else f": {m.error}")
@@ -137,12 +139,13 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         env = phase_build.environment(out, state / "site", device, build_env)
         sources = sorted({s for m in built.modules for s in m.sources})
         test_files = phase_tests.run_tests(tree, root, phase_tests.find_tests(tree, patterns), device, env, state,
-                                           tracer, sources, log)
+                                           tracer, sources, log, select)
     for t in test_files:
         echo(f"{'PASS' if _clean(t) else 'FAIL'} tests {t.file}: {t.passed} passed, {t.failed} failed, "
              f"{t.skipped} skipped, {t.errors} errors" + (f" ({t.error})" if t.error else ""))
     totals = {k: sum(getattr(t, k) for t in test_files) for k in ("passed", "failed", "skipped", "errors")}
-    tests_doc = {"ran": built.ok, "patterns": list(patterns), "deps": list(test_deps), "deps_error": deps_error,
+    tests_doc = {"ran": built.ok, "patterns": list(patterns), "select": select, "deps": list(test_deps),
+                 "deps_error": deps_error,
                  **totals, "files": [asdict(t) for t in test_files]}
 
     loaded = sum(m.loaded for m in built.modules)
@@ -174,6 +177,7 @@ def summary_line(o: Outcome) -> str:
     s = o.doc["summary"]
     t = s["tests"]
     tests = (f"tests {t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped, {t['errors']} errors"
+             + (f" (only those -k {o.doc['tests']['select']!r} selects)" if o.doc["tests"].get("select") else "")
              if o.doc["tests"]["ran"] else "tests not run (the build failed)")
     return (f"compile {s['compile'][0]} of {s['compile'][1]} passed; build {'passed' if s['build'] else 'failed'}; "
             f"modules loaded {s['modules'][0]} of {s['modules'][1]}"

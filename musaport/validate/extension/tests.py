@@ -75,8 +75,12 @@ def find_tests(tree: Path, patterns: tuple[str, ...]) -> list[Path]:
 
 
 def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: dict[str, str], state: Path,
-              tracer: Tracer, built_sources: list[str], log) -> list[TestFile]:
-    """Each file through pytest in ``root`` (the folder of the ported setup.py); counts and traced failures."""
+              tracer: Tracer, built_sources: list[str], log, select: str = "") -> list[TestFile]:
+    """Each file through pytest in ``root`` (the folder of the ported setup.py); counts and traced failures.
+
+    ``select``: a pytest ``-k`` expression (``--test-select``), for projects whose parametrized suites are
+    too large for the emulated device; a file in which it selects nothing, and a script (which has no
+    test names to match), is left out and said so."""
     if not files:
         return []
     results = []
@@ -88,8 +92,16 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
         xml.unlink(missing_ok=True)
         xml.parent.mkdir(parents=True, exist_ok=True)
         cmd = [str(device.python), "-m", "pytest", str(path), "-p", "musaport_extension_plugin", "--forked",
-               f"--timeout={TEST_SECONDS}", "-o", "addopts=", "-q", "-rN", f"--junitxml={xml}", "-p", "no:cacheprovider"]
-        code, output = (NO_TESTS_COLLECTED, "") if is_script(path) else _run(cmd, root, env)[:2]
+               f"--timeout={TEST_SECONDS}", "-o", "addopts=", "-q", "-rN", f"--junitxml={xml}", "-p", "no:cacheprovider",
+               *(["-k", select] if select else [])]
+        script = is_script(path)
+        if select and script:
+            log(f"musaport: tests {rel}: a script, left out by --test-select")
+            continue
+        code, output = (NO_TESTS_COLLECTED, "") if script else _run(cmd, root, env)[:2]
+        if select and code == NO_TESTS_COLLECTED:
+            log(f"musaport: tests {rel}: --test-select {select!r} selects none of its tests")
+            continue
         if code == NO_TESTS_COLLECTED:
             code, script_output, seconds = _run([str(device.python), "-c", _SCRIPT, path.name], path.parent, env)
             output += f"\n--- no pytest test; run as a script: python {path.name} ---\n{script_output}"
