@@ -75,7 +75,14 @@ FMA_FLAGS = ["-mfma", "-ffp-contract=fast", "-fexpensive-optimizations"]
 # Without the tree vectorizer: GCC 12 (Debian's) stops with an internal compiler error ("unrecognizable
 # insn", a V2SF shift) vectorizing signbit in UnarySignKernels.mu at -O2 and -O3, with or without SLP
 # vectorization; -O3 -fno-tree-vectorize compiles it and keeps the inlining and unrolling measured above.
-KERNEL_OPT_FLAGS = ["-O3", "-fno-tree-vectorize"]
+# Without type-based alias analysis: CUDA code loads and stores through vector views of arrays of another
+# type (`*reinterpret_cast<uint4 (*)[1]>(&float_vals[4])` handed to cub's BlockLoad, PyTorch's
+# aligned_vector), which the GPU compilers keep; GCC at -O2 and above may assume such a store leaves the
+# float array alone and read its initial zeros instead. causal-conv1d's float32 backward returned an
+# all-zero weight gradient that way (half and bfloat16, and every output, right); with this flag its
+# tests pass. The extension stand-in compiles .mu files with it too (validate.extension.build).
+ALIASING_FLAGS = ["-fno-strict-aliasing"]
+KERNEL_OPT_FLAGS = ["-O3", "-fno-tree-vectorize", *ALIASING_FLAGS]
 
 
 def host_has_fma(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:

@@ -31,7 +31,7 @@ from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
 from musaport.outdir import EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, OutDir, write_atomic
 from musaport.resources import render_template, shim_include, shim_third_party, user_cache
-from musaport.validate.backend.backend import FMA_FLAGS, MU_FLAGS, host_has_fma
+from musaport.validate.backend.backend import ALIASING_FLAGS, FMA_FLAGS, MU_FLAGS, host_has_fma
 from musaport.validate.cpu import shared_alias
 from musaport.validate.cpu import view as cpu_view
 from musaport.validate.device.build import DEVICE_FLAGS, LOADER
@@ -159,7 +159,7 @@ def stand_in(state: Path, device: Device) -> Path:
         "extension/torch_musa_init.py.j2", header=text, library=str(device.library),
         loader=str(device.loader_dir)).encode())
     write_atomic(site / "torch_musa/utils/__init__.py", (text + "\n").encode())
-    mu_after = [*(FMA_FLAGS if host_has_fma() else []), *DEVICE_FLAGS]
+    mu_after = [*(FMA_FLAGS if host_has_fma() else []), *ALIASING_FLAGS, *DEVICE_FLAGS]
     write_atomic(site / "torch_musa/utils/musa_extension.py", render_template(
         "extension/musa_extension.py.j2", header=text, musa_home=str(site),
         include_dirs=[str(shim_include()), str(device.view / "aten/src"), str(device.view)],
