@@ -7,7 +7,10 @@ pyproject.toml's force-include).  Both layouts are looked up the same way.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -79,6 +82,49 @@ def shim_third_party() -> Path:
 def shim_wrappers() -> Path:
     """The shim's stand-ins for clang's CUDA wrappers of standard headers (for a clang that lacks them)."""
     return _PKG / "shim" / "wrappers"
+
+
+@lru_cache(maxsize=1)
+def staged_shim() -> Path:
+    """The shim (``include``, ``third_party``, ``wrappers``) copied, once per content, to
+    ``<user cache>/shim/<digest>``, for the builds that go through the compiler cache.
+
+    Why: ccache keys an object on the command line and on the paths in the preprocessed text, and the
+    shim is the one folder of those builds that lies in the checkout. Named at its place in the
+    package, every new clone or installation (CI's is a fresh clone) compiled the device anew; named
+    by its content, a build reuses what any checkout of the same shim compiled. A changed header is a
+    new digest, so a stale copy is never used.
+    """
+    root = _PKG / "shim"
+    files = sorted(f for f in root.rglob("*") if f.is_file())
+    digest = hashlib.sha256()
+    for f in files:
+        rel = f.relative_to(root).as_posix().encode()
+        data = f.read_bytes()
+        digest.update(b"%d:%s%d:" % (len(rel), rel, len(data)) + data)
+    target = user_cache() / "shim" / digest.hexdigest()[:20]
+    if (target / _STAGED).is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
+    try:
+        for f in files:
+            dest = staging / f.relative_to(root)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, dest)
+        (staging / _STAGED).write_text(digest.hexdigest() + "\n", encoding="utf-8")
+        try:
+            staging.rename(target)
+        except OSError:  # another process staged the same content first (or a torn copy is in the way)
+            if not (target / _STAGED).is_file():
+                shutil.rmtree(target, ignore_errors=True)
+                staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+_STAGED = ".musaport-staged"  # written last into a staged shim: its presence means the copy is whole
 
 
 def default_fixture_tree() -> Path:

@@ -44,7 +44,7 @@ from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
-from musaport.resources import data_dir, render_template, shim_include, shim_third_party
+from musaport.resources import data_dir, render_template, staged_shim
 from musaport.rewrite.rules import RuleSet
 from musaport.validate.backend import sparse
 from musaport.validate.backend.samples import DTYPES, Catalog, Sample
@@ -240,9 +240,10 @@ class BuildEnv:
         the tree's own, for the internal headers a wheel does not ship (``ATen/native/ufunc/add.h``), and
         after them the shim's stand-ins for the tree's submodules (``fmt/printf.h``)."""
         ops = aten_ops_headers(self.source, self.out.work("validate"))
-        dirs = [shim_include(), self.view / "aten/src", self.view, ops, *self.libtorch.include,
+        shim = staged_shim()  # by content, so that another checkout's build hits the compiler cache
+        dirs = [shim / "include", self.view / "aten/src", self.view, ops, *self.libtorch.include,
                 self.source / "aten/src", self.source]
-        return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs], f"-idirafter{shim_third_party()}"]
+        return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs], f"-idirafter{shim / 'third_party'}"]
 
     @cached_property
     def rules(self) -> RuleSet:
