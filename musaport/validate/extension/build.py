@@ -201,7 +201,7 @@ def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log
 
 def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) -> dict[str, str]:
     """The build's variables: the stand-in first on the path, the compiler through the cache (its base
-    folder OUT, so another OUT of the same project hits it), the user's ``--build-env`` last. The tests'
+    folder the one above OUT and PT_OUT, ``cache_base``), the user's ``--build-env`` last. The tests'
     packages (``install_deps``) come after the loader, when there are any."""
     cxx = str(site / "bin/c++")
     env = dict(os.environ)
@@ -211,10 +211,20 @@ def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) 
                LDSHARED=f"{cxx} -pthread -shared", MUSAPORT_DEVICE_LIBRARY=str(device.library),
                MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1")
     env.setdefault("CCACHE_DIR", str(user_cache() / "ccache"))
-    env.update(CCACHE_BASEDIR=str(out.root.resolve()), CCACHE_NOHASHDIR="1")
+    env.update(CCACHE_BASEDIR=str(cache_base(out.root, device.view)), CCACHE_NOHASHDIR="1")
     env.setdefault("CCACHE_MAXSIZE", "5G")
     env.update(extra)
     return env
+
+
+def cache_base(out_root: Path, view: Path) -> Path:
+    """The compiler cache's base folder: the nearest folder holding both OUT and the device's CPU view
+    (PT_OUT), so that the paths of both are relative in what ccache keys on, and a new pair of folders laid
+    out alike (a new work folder, a test's new temporary folders) reuses the objects; OUT alone when the
+    two share only the file system's root, which ccache would rewrite every system header against."""
+    out_root, view = out_root.resolve(), view.resolve()
+    common = Path(os.path.commonpath([out_root, view]))
+    return out_root if common == Path(common.anchor) else common
 
 
 def setup_script(tree: Path, out: OutDir) -> Path:
