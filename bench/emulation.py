@@ -22,7 +22,8 @@ and adds its musa time and ratio beside the new ones.
 
 torch's CPU backend runs on ``--threads`` threads (default 2, this project's
 cores); the device runs blocks on ``MUSAPORT_CPU_WORKERS`` OS threads (unset: 1,
-the way ``validate --opinfo`` runs it). The load average is printed at start
+the way ``validate --opinfo`` runs it), reporting ``--multiprocessors`` multiprocessors
+(unset: the shim's fixed count), which PyTorch's kernels size their grids by. The load average is printed at start
 and end: on a shared machine compare CPU times, not wall times across runs.
 """
 
@@ -134,6 +135,7 @@ def run_cases(library: str, names: list[str], threads: int, min_time: float, rou
     musaport_loader.load(library)
     cases = _cases(torch)
     results = {"torch": torch.__version__, "threads": threads, "workers": os.environ.get("MUSAPORT_CPU_WORKERS", "1"),
+               "multiprocessors": os.environ.get("MUSAPORT_MULTIPROCESSORS", "default"),
                "load_start": os.getloadavg()[0], "cases": {}}
     for name in names:
         label, make, tol = cases[name]
@@ -218,9 +220,14 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write the measurements here")
     parser.add_argument("--compare", type=Path, help="the --json of an earlier run: its musa times beside")
     parser.add_argument("--release", default=RELEASE)
+    parser.add_argument("--multiprocessors", type=int, help="the multiprocessors the device reports "
+                        "(MUSAPORT_MULTIPROCESSORS; default: the shim's fixed count), which PyTorch's kernels size "
+                        "their grids by")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     library = args.device.resolve()
+    if args.multiprocessors is not None:  # read by the device at its first query, in this process or the child
+        os.environ["MUSAPORT_MULTIPROCESSORS"] = str(args.multiprocessors)
     if not library.is_file():
         sys.exit(f"musaport: error: {args.device}: no such library (build the device first)")
     try:

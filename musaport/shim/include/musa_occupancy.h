@@ -20,7 +20,7 @@ struct musaOccDeviceProp {
   int warpSize = 32;
   size_t sharedMemPerBlock = 48 * 1024;
   size_t sharedMemPerMultiprocessor = musaport::rt::kDynamicSharedCapacity;
-  int numSms = musaport::rt::kMultiProcessors;
+  int numSms = musaport::rt::multiprocessors();
   size_t sharedMemPerBlockOptin = musaport::rt::kDynamicSharedCapacity;
 
   musaOccDeviceProp() = default;

@@ -91,7 +91,7 @@ inline musaError_t musaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_
                                                       int block_size_limit = 0) {
   if (min_grid == nullptr || block_size == nullptr) return musaport::rt::record(musaErrorInvalidValue);
   *block_size = block_size_limit > 0 && block_size_limit < 1024 ? block_size_limit : 1024;
-  *min_grid = musaport::rt::kMultiProcessors * (2048 / *block_size);
+  *min_grid = musaport::rt::multiprocessors() * (2048 / *block_size);
   return musaSuccess;
 }
 

@@ -207,7 +207,25 @@ namespace rt {
 constexpr size_t kDynamicSharedCapacity = 256 * 1024;
 constexpr size_t kStaticSharedPerBlock = 48 * 1024;  // reported, not enforced
 constexpr size_t kAllocationAlignment = 256;         // like device allocations
-constexpr int kMultiProcessors = 8;                  // fixed: grid sizing stays reproducible
+constexpr int kMultiProcessors = 2;                  // the default of multiprocessors() below
+
+// The multiprocessors the device reports.  PyTorch's kernels size their grids by it (a split
+// reduction's blocks per output, a grid-stride loop's blocks, the random generators' grid), and on
+// the CPU every block is a set of fibers to switch between at each barrier and warp operation, so a
+// smaller count leaves fewer, longer-running GPU threads (2 against 8: sum of 1M floats 3.1x faster,
+// the same OpInfo results; docs/benchmarks.md).  Fixed, never the host's core count, so that
+// grid sizes, and the rounding of reductions with them, are the same on every machine;
+// MUSAPORT_MULTIPROCESSORS (1 to 1024) overrides it for a measurement.
+inline int multiprocessors() {
+  static const int count = [] {
+    const char* env = std::getenv("MUSAPORT_MULTIPROCESSORS");
+    if (env == nullptr || *env == '\0') return kMultiProcessors;
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    return (*end == '\0' && n >= 1 && n <= 1024) ? static_cast<int>(n) : kMultiProcessors;
+  }();
+  return count;
+}
 
 inline musaError_t& last_error() {
   static thread_local musaError_t error = musaSuccess;
@@ -511,7 +529,7 @@ inline musaError_t musaGetDeviceProperties(musaDeviceProp* prop, int device) {
   prop->major = 7;
   prop->minor = 0;
   prop->textureAlignment = 512;
-  prop->multiProcessorCount = musaport::rt::kMultiProcessors;
+  prop->multiProcessorCount = musaport::rt::multiprocessors();
   prop->canMapHostMemory = 1;
   prop->concurrentKernels = 1;
   prop->unifiedAddressing = 1;
