@@ -405,6 +405,57 @@ instantiate_device_type_tests(TestAsCuda, globals())
 '''
 
 
+PLATFORM_LISTS = '''
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestCpuAndCuda(TestCase):
+    def test_generic(self, device):
+        assert torch.device(device).type in ("cpu", "cuda", "musa"), device
+
+
+class TestCudaAlone(TestCase):
+    def test_cuda_specific(self, device):
+        raise RuntimeError(f"a CUDA-only class ran on {device}")
+
+
+class TestCudaTuple(TestCase):
+    def test_cuda_specific(self, device):
+        raise RuntimeError(f"a CUDA-only class ran on {device}")
+
+
+class TestCpuAlone(TestCase):
+    def test_cpu_specific(self, device):
+        assert device == "cpu", device
+
+
+instantiate_device_type_tests(TestCpuAndCuda, globals(), only_for=("cpu", "cuda"))
+instantiate_device_type_tests(TestCudaAlone, globals(), only_for=("cuda"))
+instantiate_device_type_tests(TestCudaTuple, globals(), only_for=("cuda",))
+instantiate_device_type_tests(TestCpuAlone, globals(), only_for="cpu")
+'''
+
+
+@pytest.mark.torch
+def test_a_class_for_the_cpu_and_cuda_runs_on_the_device_and_a_cuda_only_one_does_not(python: Path,
+                                                                                       tmp_path: Path) -> None:
+    """only_for=("cpu", "cuda") names the platforms upstream runs device-generic tests on; the device runs
+    CUDA's kernels, so such a class is instantiated for it too. A class for CUDA alone, or the CPU alone,
+    is not."""
+    from musaport.validate.opinfo.tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_platforms.py").write_text(PLATFORM_LISTS, encoding="utf-8")
+    loader = tmp_path / "fake_loader.py"
+    loader.write_text(FAKE_PRIVATEUSE1, encoding="utf-8")
+    device = Device(python, "musa", loader, tmp_path / "unused.so")
+    [result] = run_test_files(device, tree, tmp_path / "work", ("test_platforms.py",), log=lambda m: None)
+    assert (result.passed, result.failed, result.skipped, result.errors) == (1, 0, 0, 0), result
+
+
 @pytest.mark.torch
 def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted_apart(python: Path,
                                                                                           tmp_path: Path) -> None:

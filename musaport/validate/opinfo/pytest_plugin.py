@@ -26,8 +26,9 @@ names that branch (``cuda_branch``: file, line and text), and the report counts
 such tests apart from the port's failures; so does a failed assertion that
 expects a route libtorch takes for CUDA tensors only (``cuda_route``: the
 convolution backend it selects). A test's ``@skipCUDAIf`` skips it on the
-device too, its reason marked as CUDA's.  A skipped test's line carries its
-reason.
+device too, its reason marked as CUDA's, and a test class instantiated only
+for the CPU and CUDA (``only_for=("cpu", "cuda")``) is instantiated for the
+device as well.  A skipped test's line carries its reason.
 
 Environment: ``MUSAPORT_DEVICE_LOADER`` (a file with ``load(library_path)``)
 and ``MUSAPORT_DEVICE_LIBRARY``; ``MUSAPORT_DEVICE_NAME`` (the device's name in
@@ -116,9 +117,31 @@ def _cuda_skips():
     common_device_type.skipCUDAIf.__init__ = __init__
 
 
+def _cuda_platform_lists():
+    """A test class instantiated for the CPU and CUDA alike (``only_for=("cpu", "cuda")``: test_transformers'
+    classes, test_autograd's multiple-dispatch tests) is instantiated for the device too: the list names the
+    platforms upstream's CI runs device-generic code on, and the device runs CUDA's kernels. A class for CUDA
+    alone (``only_for="cuda"``: streams, cuDNN, flash attention) stays CUDA's, and so does one for the CPU."""
+    import torch
+    from torch.testing._internal import common_device_type
+
+    own = torch._C._get_privateuse1_backend_name()
+    original = common_device_type.filter_desired_device_types
+
+    def filter_desired_device_types(device_type_test_bases, except_for=None, only_for=None):
+        if only_for is not None and not isinstance(only_for, str):
+            listed = list(only_for)
+            if "cuda" in listed and len(set(listed)) > 1 and not {"privateuse1", own} & set(listed):
+                only_for = [*listed, "privateuse1"]
+        return original(device_type_test_bases, except_for, only_for)
+
+    common_device_type.filter_desired_device_types = filter_desired_device_types
+
+
 if _privateuse1_loaded():
     _cuda_dtype_choices()
     _cuda_skips()
+    _cuda_platform_lists()
 _OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
 _stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
 
