@@ -61,12 +61,11 @@ def pt_out(ported_260: Path, torch_env, cmake: str, gxx: str, clang, tmp_path_fa
 def test_pytorch_spline_conv_passes_its_own_tests_on_musa(spline_conv: Path, pt_out: Path, tmp_path: Path) -> None:
     before = tree_digest(spline_conv)
     ext = tmp_path / "ext"
-    ported = musaport("run", "--src", str(spline_conv), "--out", str(ext), "-q")
-    assert ported.returncode == 0, ported.stderr
-    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out),
-                    "--build-env", "FORCE_CUDA=1", "-j", "2")
+    done = musaport("validate", "--extension", "--src", str(spline_conv), "--out", str(ext), "--torch", str(pt_out),
+                    "--build-env", "FORCE_CUDA=1", "-j", "2")  # the README's one command: port, then the proof
     report = json.loads((ext / "validate_extension_report.json").read_text())
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert report["port"]["source"] == str(spline_conv) and report["port"]["unmapped"] == 0
     assert report["compile"]["passed"] == report["compile"]["total"] == 5
     assert report["build"]["ok"] and report["build"]["dropped"] == []
     assert [m["loaded"] for m in report["build"]["modules"]] == [True] * 6

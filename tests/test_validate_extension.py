@@ -215,3 +215,42 @@ def test_extension_mode_needs_a_pytorch_port(tmp_path: Path) -> None:
     done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(ext), "--test-deps", "--user")
     assert done.returncode == 2 and "--test-deps '--user': expected a requirement" in done.stderr
     assert not (ext / "validate_extension_report.json").exists()
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_one_command_ports_compiles_builds_and_tests_the_project(pt_out: Path, tmp_path: Path) -> None:
+    """validate --extension --src PROJECT is the whole proof: the port (as run --src makes it), then the
+    three phases on it, numbered 1 to 4; the report says what the port did."""
+    ext = tmp_path / "ext"
+    done = musaport("validate", "--extension", "--src", str(VECOPS), "--out", str(ext), "--torch", str(pt_out),
+                    "-j", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    phases = [line for line in done.stderr.splitlines() if line.startswith("musaport: phase ")]
+    assert [p.split(":")[1].strip() for p in phases] == ["phase 1 of 4", "phase 2 of 4", "phase 3 of 4", "phase 4 of 4"]
+    port_line = next(line for line in done.stdout.splitlines() if line.startswith("PASS port "))
+    report = json.loads((ext / "validate_extension_report.json").read_text())
+    assert report["port"]["source"] == str(VECOPS) and report["port"]["ported"] >= 3
+    assert f"{report['port']['files']} files, {report['port']['ported']} ported" in port_line
+    assert report["command"].startswith("musaport validate --extension --src PROJECT --out EXT_OUT")
+    assert (report["tests"]["passed"], report["tests"]["failed"]) == (7, 0)
+    assert "| 1. port (`musaport run --src`) |" in (ext / "validate_extension_report.md").read_text()
+    # the port is the one run --src makes: a second run over it writes nothing
+    again = musaport("run", "--src", str(VECOPS), "--out", str(ext), "-q")
+    assert again.returncode == 0 and not list((ext / ".musaport").glob("staging-*"))
+    assert not (VECOPS / "build").exists()
+
+
+def test_one_command_says_what_is_wrong_before_it_writes(tmp_path: Path) -> None:
+    pt = tmp_path / "pt"
+    assert musaport("run", "--out", str(pt), "-q").returncode == 0  # a PyTorch port: the bundled tree's
+    ext, empty = tmp_path / "ext", tmp_path / "empty"
+    empty.mkdir()
+    done = musaport("validate", "--extension", "--src", str(VECOPS), "--out", str(ext))
+    assert done.returncode == 2 and "--extension needs --torch PT_OUT" in done.stderr and not ext.exists()
+    done = musaport("validate", "--extension", "--src", str(empty), "--out", str(ext), "--torch", str(pt))
+    assert done.returncode == 2 and f"{empty}: --src holds no CUDA source to port" in done.stderr
+    assert "Traceback" not in done.stderr and not ext.exists()
+    done = musaport("validate", "--compile", "--src", str(VECOPS), "--out", str(ext))
+    assert done.returncode == 2 and "--src go with --extension" in done.stderr and not ext.exists()

@@ -13,7 +13,7 @@ tuple.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
@@ -392,17 +392,21 @@ class ExtensionMode(Mode):
         Option(("--test-select", "test_select"), "--extension: run only the tests this pytest -k expression "
                "selects (for parametrized suites too large for the emulated device); the report gives it.",
                kind="text", metavar="EXPRESSION"),
+        Option(("--src", "src"), "--extension: port this extension project into OUT first, as 'musaport run "
+               "--src PROJECT --out OUT' does, so that one command is the whole proof (port, compile, build, "
+               "tests).", kind="folder", metavar="PROJECT"),
         Option(("--patch", "patch"), "--extension: a hand edit of the port (a unified diff against "
                "OUT/generated_cuda_compatible, as git diff writes it) laid over it for the build and tests, in "
                "the order given; the port itself is left as it is.", kind="path", multiple=True, metavar="FILE"),
     )
-    owns = ("torch", "build_env", "tests", "test_deps", "test_select", "patch")
+    owns = ("torch", "build_env", "tests", "test_deps", "test_select", "patch", "src")
     owns_why = "an extension's port proven against a PyTorch port's musa device"
     takes_patterns = False
     no_patterns_why = "select its test files with --tests"
 
     def run(self, request: Invocation) -> Result:
-        from musaport.validate.extension.run import summary_line, validate_extension
+        from musaport.validate.extension.port import port_project
+        from musaport.validate.extension.run import pytorch_port, summary_line, validate_extension
 
         o = request.options
         env = {}
@@ -419,13 +423,21 @@ class ExtensionMode(Mode):
             if dep.startswith("-"):
                 raise LoadError(f"--test-deps {dep!r}: expected a requirement (a package name, maybe with a "
                                 "version), not a pip option")
-        command = ("musaport validate --extension --out EXT_OUT --torch PT_OUT"
+        src = o.get("src")
+        command = ("musaport validate --extension" + (" --src PROJECT" if src else "") + " --out EXT_OUT --torch PT_OUT"
                    + "".join(f" --build-env {k}={v}" for k, v in env.items())
                    + "".join(f" --tests {t}" for t in tests) + "".join(f" --test-deps {d}" for d in deps)
                    + (f" --test-select {shlex.quote(select)}" if select else "")
                    + "".join(f" --patch {Path(p).name}" for p in patches))
+        ported = None
+        if src:
+            pytorch_port(o.get("torch"))  # a wrong --torch is said before anything is written
+            request.log(f"musaport: phase 1 of 4: port {src} into {request.out.root} (as musaport run --src)")
+            done = port_project(Path(src), request.out, request.jobs)
+            request.echo(done.line())
+            ported = asdict(done)
         outcome = validate_extension(request.out, o.get("torch"), request.jobs, env, tests, request.log,
-                                     request.echo, request.progress, command, deps, patches, select)
+                                     request.echo, request.progress, command, deps, patches, select, ported)
         return Result(outcome.passed, outcome.total, summary_line(outcome), outcome.md_path, empty_fails=True)
 
 

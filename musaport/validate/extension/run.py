@@ -1,6 +1,7 @@
 """``musaport validate --extension``: a ported extension project proven as the PyTorch port is.
 
-Three phases on the ``--out`` of ``musaport run --src PROJECT`` (EXT_OUT),
+Three phases on the ``--out`` of ``musaport run --src PROJECT`` (EXT_OUT; with ``--src PROJECT`` the
+port is made first, as a fourth phase before them: ``extension.port``),
 against the ``--out`` of ``musaport run --pytorch-src`` of the release the
 project builds with (PT_OUT, ``--torch``), whose ``musa`` device is built
 first if it is not (``validate.device``):
@@ -83,9 +84,12 @@ def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
 
 def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: dict[str, str],
                        test_patterns: tuple[str, ...], log, echo, progress=None, command: str = "",
-                       test_deps: tuple[str, ...] = (), patches: tuple[Path, ...] = (), select: str = "") -> Outcome:
-    """The three phases; the report written; see the module docstring."""
+                       test_deps: tuple[str, ...] = (), patches: tuple[Path, ...] = (), select: str = "",
+                       ported: dict | None = None) -> Outcome:
+    """The three phases; the report written; see the module docstring. ``ported``: what the port phase of
+    ``--src`` did (``validate.extension.port``), which came first and is counted as phase 1 of 4."""
     started = time.monotonic()
+    first, phases = (2, 4) if ported else (1, 3)
     out.require_port()
     pt = pytorch_port(torch)
     patterns = phase_tests.check_patterns(test_patterns)
@@ -93,7 +97,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     tracer = Tracer(out)
     state = out.work("extension")
 
-    log("musaport: phase 1 of 3: compile every ported file against the real torch")
+    log(f"musaport: phase {first + 0} of {phases}: compile every ported file against the real torch")
     try:
         outcomes = phase_compile.compile_phase(out, pt, device.torch_include, device.python, jobs, progress)
     except LoadError:
@@ -107,7 +111,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         files.append(entry)
     compiled = {"passed": sum(c.ok for c in outcomes), "total": len(outcomes), "files": files}
 
-    log("musaport: phase 2 of 3: build with the ported setup.py and load each module with the device")
+    log(f"musaport: phase {first + 1} of {phases}: build with the ported setup.py and load each module with the device")
     deps_error = phase_build.install_deps(state, device, test_deps, log)
     if deps_error:
         echo(f"FAIL {deps_error}")
@@ -131,7 +135,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         where = sorted({f for files in m["defined_in"].values() for f in files})
         m["trace"] = tracer.trace("", where or m["sources"], near=None).as_dict() if not m["loaded"] else {}
 
-    log("musaport: phase 3 of 3: the project's own tests on musa")
+    log(f"musaport: phase {first + 2} of {phases}: the project's own tests on musa")
     tree = state / "src"
     test_files: list[phase_tests.TestFile] = []
     if built.ok:
@@ -150,6 +154,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
 
     loaded = sum(m.loaded for m in built.modules)
     doc = {"command": command, "project": str(out.source()), "torch": str(pt.root), "release": device.release,
+           **({"port": ported} if ported else {}),
            "device": str(device.library), "compile": compiled, "build": build_doc, "tests": tests_doc,
            "summary": {"compile": [compiled["passed"], compiled["total"]], "build": built.ok,
                        "modules": [loaded, len(built.modules)], "dropped_kernels": len(built.dropped),
