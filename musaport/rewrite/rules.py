@@ -18,7 +18,7 @@ from typing import Callable
 
 from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
 from musaport.resources import parse_vocabulary
-from musaport.rewrite.needles import needles
+from musaport.rewrite.needles import needles, one_line
 from musaport.rewrite.transforms import TRANSFORMS, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
@@ -76,6 +76,8 @@ class Rule:
     scan: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     # A names rule whose matches are whole words: its keys as ASCII bytes (see rewrite.apply.matches).
     words: frozenset[bytes] | None = field(default=None, compare=False, repr=False)
+    # No match can hold a newline and there are a few needles: only the lines holding one are searched.
+    by_line: bool = field(default=False, compare=False, repr=False)
     compiled: bool = field(default=False, compare=False, repr=False)
 
     @property
@@ -383,8 +385,14 @@ def _compiled(rule: Rule) -> Rule:
     except (re.error, IndexError) as exc:
         raise LoadError(f"{rule.where}: rule '{rule.id}': invalid regex: {exc}") from None
     scan = _scan_regex(rule.pattern)
-    return replace(rule, regex=regex, keep=keep, needles=rule.unit.needles(rule), table=dict(rule.names),
-                   scan=scan, words=rule.unit.word_keys(rule, scan), compiled=True)
+    found = rule.unit.needles(rule)
+    return replace(rule, regex=regex, keep=keep, needles=found, table=dict(rule.names),
+                   scan=scan, words=rule.unit.word_keys(rule, scan), by_line=0 < len(found) <= _LINE_NEEDLES and one_line(rule.pattern),
+                   compiled=True)
+
+
+# Up to this many needles, finding the lines that hold one costs less than searching the whole text.
+_LINE_NEEDLES = 8
 
 
 # A names rule's scan whose every match, at a word start, runs to the end of that word: a head of
