@@ -14,7 +14,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from musaport import jsoncache
 from musaport.children import tied_to_this_process
@@ -38,6 +38,10 @@ _DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(")
 _LAST_WORD = re.compile(r"(\w+)\s*$")
 # ``struct UniformStub {``, ``class Foo final : public Bar {``: a type whose body the model may follow.
 _TYPE_HEAD = re.compile(r"(?<!enum )\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?(?::(?!:)[^{};()]*)?\{")
+# Where a match of _TYPE_HEAD or _DISPATCH_DECL can start: their leading assertions keep the regex engine from
+# skipping ahead to a literal, so the literal is found first and the whole pattern tried there (see _from_heads).
+_TYPE_WORD = re.compile(r"struct|class")
+_DISPATCH_WORD = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH")
 SCAN_VERSION = 8
 
 
@@ -124,7 +128,7 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
     """
     lines = LineIndex(code)
     found = []
-    for m in _TYPE_HEAD.finditer(code):
+    for m in _from_heads(_TYPE_WORD, _TYPE_HEAD, code):
         brace = m.end() - 1
         end = matching(code, brace)
         if end > 0:
@@ -133,11 +137,24 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
     return tuple(found)
 
 
+def _from_heads(head: re.Pattern[str], pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``, for a pattern whose every match starts with a match of ``head`` (a literal
+    after zero-width assertions): the engine finds the literal at C speed and tries ``pattern`` there only."""
+    pos = 0
+    while (cand := head.search(text, pos)) is not None:
+        m = pattern.match(text, cand.start())
+        if m is None:
+            pos = cand.start() + 1
+            continue
+        yield m
+        pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
 def dispatch_declarations(code: str) -> tuple[str, ...]:
     """The stubs of ``DECLARE_DISPATCH(void (*)(TensorIterator&, int64_t), name)`` and
     ``DEFINE_DISPATCH(name)``: the last word inside the parentheses (the function type has commas)."""
     found = []
-    for m in _DISPATCH_DECL.finditer(code):
+    for m in _from_heads(_DISPATCH_WORD, _DISPATCH_DECL, code):
         if "#" in code[code.rfind("\n", 0, m.start()) + 1 : m.start()]:  # the macro's own #define
             continue
         close = matching(code, m.end() - 1)
