@@ -134,3 +134,17 @@ def test_type_and_dispatch_heads_match_as_finditer_does() -> None:
                                                                              pattern.finditer(TYPES)]
     assert [d.name for d in scan.type_bodies(TYPES)] == ["S", "C", "In", "Q"]
     assert scan.dispatch_declarations(TYPES) == ("a_stub", "b_stub")
+
+
+STRINGS = b"""auto a = u8"x"; auto b = LR"(y)"; char c = 'q'; auto d = u8R"(z)"; int e = 3'000;
+// don't count 'this' or "that"
+auto f = U"w" "v"; /* it's */ int g = x"y";
+"""
+
+
+@pytest.mark.parametrize("numbers", [0, 400])  # few literals (each looked at) or mostly numbers (found by quote)
+def test_string_literals_are_found_either_way(numbers: int) -> None:
+    data = STRINGS + b"int t[] = {" + b", ".join(b"%d" % n for n in range(numbers)) + b"};\n"
+    parsed = parse(data)
+    strings = [parsed.text[s.start : s.end] for s in parsed.spans if s.context == "string"]
+    assert strings == ['u8"x"', 'LR"(y)"', "'q'", 'u8R"(z)"', 'U"w"', '"v"', '"y"']
