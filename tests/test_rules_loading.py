@@ -9,7 +9,7 @@ import pytest
 
 from musaport.port.layout import load_layout
 from musaport.rewrite.apply import matches
-from musaport.rewrite.needles import needles, one_line
+from musaport.rewrite.needles import needles, one_line, starts
 from musaport.rewrite.packs import load_packs
 from musaport.rewrite.rules import Rule, RuleSet, for_tree
 from musaport.errors import LoadError
@@ -131,3 +131,37 @@ def test_line_windows_find_what_the_whole_text_does(pattern: str, start: int, en
     whole = [(m.span(), m.groups()) for m in re.compile(pattern, re.M).finditer(TEXT, start, end)]
     found = [(m.span(), m.groups()) for m in matches(compiled, TEXT, [(start, end)])]
     assert found == whole
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"(?:\bcase\s+)?\b((?:c10::|at::)?)kCUDA\b", ("c10::", "kCUDA", "at::", "case")),
+        (r"(?:\b|(?<=\\[nt]))CUDA( error| driver error)", ("CUDA",)),
+        (r"(\.|->)cuda\(\s*\)", ("->cuda(", ".cuda(")),  # an arm's literal runs on into what follows
+        (r"(?:ab)*c", ("ab", "c")),
+        (r"(?:ab)+c", ("ab",)),
+        (r"\b(\w+)::cuda\b", ()),  # a class: not told
+        (r"(?:a*)?b", ()),  # a part that can match empty text starts nothing for certain
+        (r"(?i)x", ()),
+        (r"\A(?!x)", ()),
+    ],
+)
+def test_starts(pattern: str, expected: tuple[str, ...]) -> None:
+    assert starts(pattern) == expected
+
+
+STARTS_TEXT = """case DeviceType::CUDA: x = c10::DeviceType::CUDA; at::kCUDA; case
+  at::kCUDA; kCUDAx; t.cuda(); p->cuda( ); "CUDA error" CUDA driver error; \\nCUDA error"""
+
+
+@pytest.mark.parametrize("pattern", [r"(?:\bcase\s+)?\b((?:c10::|at::)?DeviceType::)CUDA\b",
+                                     r"(?:\bcase\s+)?\b((?:c10::|at::)?)kCUDA\b", r"(\.|->)cuda\(\s*\)",
+                                     r"(?:\b|(?<=\\[nt]))CUDA( error| driver error)"])
+def test_a_scan_by_the_starting_literals_finds_what_finditer_does(pattern: str) -> None:
+    rule = RuleSet((Rule("r", "why", "regex", "test", "test:1", pattern=pattern, replace="x"),), "", ()).compile()
+    compiled = rule.rules[0]
+    assert compiled.scan is not None and compiled.scan.pattern != pattern
+    whole = [(m.span(), m.groups()) for m in re.compile(pattern, re.M).finditer(STARTS_TEXT)]
+    assert whole
+    assert [(m.span(), m.groups()) for m in matches(compiled, STARTS_TEXT, [(0, len(STARTS_TEXT))])] == whole

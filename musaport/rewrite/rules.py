@@ -18,7 +18,7 @@ from typing import Callable
 
 from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
 from musaport.resources import parse_vocabulary
-from musaport.rewrite.needles import needles, one_line
+from musaport.rewrite.needles import needles, one_line, starts
 from musaport.rewrite.transforms import TRANSFORMS, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
@@ -384,7 +384,9 @@ def _compiled(rule: Rule) -> Rule:
             regex.sub(rule.replace, "")  # validates group references
     except (re.error, IndexError) as exc:
         raise LoadError(f"{rule.where}: rule '{rule.id}': invalid regex: {exc}") from None
-    scan = _scan_regex(rule.pattern)
+    # The literals a match starts with, else the pattern without its leading assertions; a names rule's
+    # scan is its identifier search.
+    scan = (_start_scan(rule.pattern) if rule.unit.declares_pattern else None) or _scan_regex(rule.pattern)
     found = rule.unit.needles(rule)
     return replace(rule, regex=regex, keep=keep, needles=found, table=dict(rule.names),
                    scan=scan, words=rule.unit.word_keys(rule, scan), by_line=0 < len(found) <= _LINE_NEEDLES and one_line(rule.pattern),
@@ -441,6 +443,13 @@ def _scan_regex(pattern: str) -> re.Pattern[str] | None:
         return re.compile(pattern[m.end() :], re.MULTILINE)
     except re.error:
         return None
+
+
+def _start_scan(pattern: str) -> re.Pattern[str] | None:
+    """A regex of the literals every match starts with (``needles.starts``), or None: for a pattern that
+    starts with an optional group, such as ``(?:\\bcase\\s+)?``, which the engine tries at every character."""
+    found = starts(pattern)
+    return re.compile("|".join(map(re.escape, found))) if found else None
 
 
 def _name_needles(rule: Rule) -> tuple[str, ...]:
