@@ -93,6 +93,11 @@ def operator_records(digest: str) -> str:
     return f"operators-{digest}.json"
 
 
+def scan_facts(digest: str) -> str:
+    """In the user cache: the operator scan's facts of files by their content, for a scanner digest."""
+    return f"scan-facts-{digest}.json"
+
+
 def opinfo_inventory(key: str) -> str:
     """In the work folder "opinfo": ``op_db``'s inventory for one torch environment and child."""
     return f"inventory-{key}.json"

@@ -89,14 +89,17 @@ def test_a_failing_torchgen_is_loud_never_cached_and_recovers(broken_torchgen_tr
 
 @pytest.mark.shared
 def test_the_operator_scan_honours_jobs(pytorch_260: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With one job the cold scan opens no process pool; with two it does."""
+    """With one job the cold scan opens no process pool; with two it does (a user cache that saw the
+    files would spare both the lexing)."""
     pools: list[int] = []
     real = scan_module.ProcessPoolExecutor
     monkeypatch.setattr(scan_module, "ProcessPoolExecutor", lambda n, **kw: pools.append(n) or real(n, **kw))
     rels = sorted(p.relative_to(pytorch_260).as_posix()
                   for p in (pytorch_260 / "aten/src/ATen/native/cuda").glob("*.cu"))[:80]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-one"))  # cold: the user cache never saw them
     scan_module.scan(pytorch_260, rels, tmp_path / "one", jobs=1)
     assert pools == []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-two"))
     scan_module.scan(pytorch_260, rels, tmp_path / "two", jobs=2)
     assert pools == [2]
 

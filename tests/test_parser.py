@@ -99,3 +99,52 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {}
     assert [i.name for i in facts.impl_funcs] == ["tril_cuda"]
     assert [(i.name, i.args) for i in facts.library_impls] == [("aten", ("PrivateUse1", "m"))]
     assert [i.name for i in facts.includes] == ["<ATen/native/cuda/Loops.cuh>"]
+
+
+@pytest.mark.parametrize(
+    ("code", "start", "expected"),
+    [
+        ("f(a, g(b), (c)) + 1", 1, 14),
+        ("{ if (x) { y(); } else { { } } }", 0, 31),
+        ("{ [a[1]] { }", 0, -1),  # unbalanced
+        ("a[b[c](d)]e", 1, 9),  # only brackets of its own kind count
+        ("()", 0, 1),
+        ("(((", 1, -1),
+    ],
+)
+def test_matching_bracket(code: str, start: int, expected: int) -> None:
+    from musaport.cpp.text import matching
+
+    assert matching(code, start) == expected
+
+
+TYPES = """enum class E { A }; struct S { int x; }; struct Fwd;
+class C final : public B<int> { struct In { void f() { g_stub(); } }; };
+DECLARE_DISPATCH(void (*)(int), a_stub); XDEFINE_DISPATCH(no); DEFINE_DISPATCH(b_stub); subclass K {};
+classy; class{}; struct Q : ::x {};"""
+
+
+def test_type_and_dispatch_heads_match_as_finditer_does() -> None:
+    """The scan finds type heads and dispatch declarations by their literal first: the same matches as the
+    whole patterns' finditer, which their leading assertions make slow."""
+    from musaport.ops import scan
+
+    for head, pattern in ((scan._TYPE_WORD, scan._TYPE_HEAD), (scan._DISPATCH_WORD, scan._DISPATCH_DECL)):
+        assert [m.span() for m in scan._from_heads(head, pattern, TYPES)] == [m.span() for m in
+                                                                             pattern.finditer(TYPES)]
+    assert [d.name for d in scan.type_bodies(TYPES)] == ["S", "C", "In", "Q"]
+    assert scan.dispatch_declarations(TYPES) == ("a_stub", "b_stub")
+
+
+STRINGS = b"""auto a = u8"x"; auto b = LR"(y)"; char c = 'q'; auto d = u8R"(z)"; int e = 3'000;
+// don't count 'this' or "that"
+auto f = U"w" "v"; /* it's */ int g = x"y";
+"""
+
+
+@pytest.mark.parametrize("numbers", [0, 400])  # few literals (each looked at) or mostly numbers (found by quote)
+def test_string_literals_are_found_either_way(numbers: int) -> None:
+    data = STRINGS + b"int t[] = {" + b", ".join(b"%d" % n for n in range(numbers)) + b"};\n"
+    parsed = parse(data)
+    strings = [parsed.text[s.start : s.end] for s in parsed.spans if s.context == "string"]
+    assert strings == ['u8"x"', 'LR"(y)"', "'q'", 'u8R"(z)"', 'U"w"', '"v"', '"y"']

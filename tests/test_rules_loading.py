@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from musaport.port.layout import load_layout
-from musaport.rewrite.needles import needles
+from musaport.rewrite.apply import matches
+from musaport.rewrite.needles import needles, one_line, starts
 from musaport.rewrite.packs import load_packs
-from musaport.rewrite.rules import for_tree
+from musaport.rewrite.rules import Rule, RuleSet, for_tree
 from musaport.errors import LoadError
 
 GOOD_RULE = """  - id: ok
@@ -90,3 +92,76 @@ def test_malformed_layout(tmp_path: Path) -> None:
 )
 def test_needles(pattern: str, expected: tuple[str, ...]) -> None:
     assert needles(pattern) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"\b(\w+)::cuda\b", True),
+        (r"(?<=[<\"])cuda_(\w+)\.h(?=[>\"])", True),
+        (r"^#include x.h$", True),
+        (r"a.b", True),  # without DOTALL a dot is no newline
+        (r"[a-z_]+\d", True),
+        (r"\bcase\s+x", False),  # \s holds a newline
+        (r"[^a]x", False),  # so does a negated class
+        (r"\Wx", False),
+        (r"(?s)a.b", False),
+        (r"(?i:cuda)x", False),  # a flag group: not told apart, so never
+        (r"a[\n]", False),
+        (r"x(?=\s)", False),  # a lookahead counts too
+        (r"\Ax", False),  # the start of the text is not the start of a line
+        (r"(a)\1", False),
+    ],
+)
+def test_one_line(pattern: str, expected: bool) -> None:
+    assert one_line(pattern) is expected
+
+
+TEXT = "at::cuda::x();\n  c10::cuda::y at::cuda\nnamespace cuda {}\nfoo::cuda\x01::cuda ::cuda\n\nthrust::cuda"
+
+
+@pytest.mark.parametrize("pattern", [r"\b(\w+)::cuda\b", r"(?<![\w:])cuda::\w+", r"::cuda$", r"(\.|->)x\(\)"])
+@pytest.mark.parametrize(("start", "end"), [(0, len(TEXT)), (5, len(TEXT) - 3), (20, 21)])
+def test_line_windows_find_what_the_whole_text_does(pattern: str, start: int, end: int) -> None:
+    """A rule searched only in the lines that hold its needles finds the matches of a search of the
+    whole window, at the same places and with the same groups (a masked character included)."""
+    rule = RuleSet((Rule("r", "why", "regex", "test", "test:1", pattern=pattern, replace="x"),), "", ()).compile()
+    compiled = rule.rules[0]
+    assert compiled.by_line
+    whole = [(m.span(), m.groups()) for m in re.compile(pattern, re.M).finditer(TEXT, start, end)]
+    found = [(m.span(), m.groups()) for m in matches(compiled, TEXT, [(start, end)])]
+    assert found == whole
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"(?:\bcase\s+)?\b((?:c10::|at::)?)kCUDA\b", ("c10::", "kCUDA", "at::", "case")),
+        (r"(?:\b|(?<=\\[nt]))CUDA( error| driver error)", ("CUDA",)),
+        (r"(\.|->)cuda\(\s*\)", ("->cuda(", ".cuda(")),  # an arm's literal runs on into what follows
+        (r"(?:ab)*c", ("ab", "c")),
+        (r"(?:ab)+c", ("ab",)),
+        (r"\b(\w+)::cuda\b", ()),  # a class: not told
+        (r"(?:a*)?b", ()),  # a part that can match empty text starts nothing for certain
+        (r"(?i)x", ()),
+        (r"\A(?!x)", ()),
+    ],
+)
+def test_starts(pattern: str, expected: tuple[str, ...]) -> None:
+    assert starts(pattern) == expected
+
+
+STARTS_TEXT = """case DeviceType::CUDA: x = c10::DeviceType::CUDA; at::kCUDA; case
+  at::kCUDA; kCUDAx; t.cuda(); p->cuda( ); "CUDA error" CUDA driver error; \\nCUDA error"""
+
+
+@pytest.mark.parametrize("pattern", [r"(?:\bcase\s+)?\b((?:c10::|at::)?DeviceType::)CUDA\b",
+                                     r"(?:\bcase\s+)?\b((?:c10::|at::)?)kCUDA\b", r"(\.|->)cuda\(\s*\)",
+                                     r"(?:\b|(?<=\\[nt]))CUDA( error| driver error)"])
+def test_a_scan_by_the_starting_literals_finds_what_finditer_does(pattern: str) -> None:
+    rule = RuleSet((Rule("r", "why", "regex", "test", "test:1", pattern=pattern, replace="x"),), "", ()).compile()
+    compiled = rule.rules[0]
+    assert compiled.scan is not None and compiled.scan.pattern != pattern
+    whole = [(m.span(), m.groups()) for m in re.compile(pattern, re.M).finditer(STARTS_TEXT)]
+    assert whole
+    assert [(m.span(), m.groups()) for m in matches(compiled, STARTS_TEXT, [(0, len(STARTS_TEXT))])] == whole

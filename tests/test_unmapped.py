@@ -136,3 +136,17 @@ def test_report_groups_unmapped_names_by_family() -> None:
     ]
     md = report.render_markdown()
     assert "| NCCL | 2 | 3 | 2 |" in md and "| `ncclSend` | NCCL | 2 |" in md
+
+
+@pytest.mark.parametrize(
+    ("source", "declared"),
+    [
+        ("int xcudaFoo = 1; int cudaFooBar; void cudaFoo();", {"cudaFoo"}),  # the whole word, after parts of others
+        ("int xcudaFoo = cudaFoo; int cudaFooBar;", set()),  # only inside other words, or used
+        ("f(cudaA); int cudaAB; void cudaA_(); struct cudaB {};", {"cudaB"}),
+    ],
+)
+def test_a_name_counts_only_as_a_whole_word(source: str, declared: set[str]) -> None:
+    parsed = parse(source.encode())
+    code = masked(parsed.text, parsed.spans, frozenset({CODE}))
+    assert declared_names(parsed.text, code, {"cudaFoo", "cudaA", "cudaB"}) == declared

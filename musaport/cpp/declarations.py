@@ -43,10 +43,19 @@ def declared_names(text: str, code: str, names: set[str] | frozenset[str]) -> se
         pieces += [code[pos : m.start()], "\n".join(" " * len(line) for line in m.group(0).split("\n"))]
         pos = m.end()
     code = "".join(pieces) + code[pos:]
-    ident = re.compile(r"(?<![\w])(?:" + "|".join(sorted(map(re.escape, rest))) + r")(?![\w])")
-    for m in ident.finditer(code):
+    alternatives = "|".join(sorted(map(re.escape, rest)))
+    # Where a name starts is found first, then the whole pattern tried there: its leading lookbehind keeps
+    # the engine from skipping ahead to a name. The same matches as ``ident.finditer(code)``.
+    head, ident = re.compile(alternatives), re.compile(r"(?<![\w])(?:" + alternatives + r")(?![\w])")
+    pos = 0
+    while (cand := head.search(code, pos)) is not None:
+        m = ident.match(code, cand.start())
+        if m is None:
+            pos = cand.start() + 1
+            continue
         if m.group(0) not in found and _declares(code, m.start(), m.end()):
             found.add(m.group(0))
+        pos = m.end()
     return found
 
 

@@ -16,22 +16,27 @@ CODE_ONLY = frozenset({CODE})
 """The contexts of the code view: comments, strings and include targets masked."""
 
 _PAIRS = {"(": ")", "{": "}", "[": "]"}
-_BRACKETS = {opening: re.compile(re.escape(opening) + "|" + re.escape(closing)) for opening, closing in _PAIRS.items()}
 
 
 def matching(code: str, start: int) -> int:
     """Offset of the bracket closing the one at ``start`` (-1 when unbalanced).
 
     Only brackets of the same kind count: in a code view strings and comments
-    are masked, so a ``(`` can only be closed by its own ``)``.
+    are masked, so a ``(`` can only be closed by its own ``)``.  Each step
+    goes to the next closing bracket and counts the opening ones before it
+    (both at C speed), so a body costs one step per closing bracket.
     """
     opening = code[start]
-    depth = 0
-    for m in _BRACKETS[opening].finditer(code, start):
-        depth += 1 if m.group() == opening else -1
+    closing = _PAIRS[opening]
+    depth, pos = 1, start + 1
+    while True:
+        close = code.find(closing, pos)
+        if close < 0:
+            return -1
+        depth += code.count(opening, pos, close) - 1
         if depth == 0:
-            return m.start()
-    return -1
+            return close
+        pos = close + 1
 
 
 class LineIndex:

@@ -10,11 +10,13 @@ one file rescans that file only.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from musaport import jsoncache
 from musaport.children import tied_to_this_process
@@ -22,7 +24,8 @@ from musaport.cpp.parser import Parsed, masked, parse
 from musaport.cpp.structure import Structure, structure
 from musaport.cpp.text import CODE_ONLY, LineIndex, matching
 from musaport.cpp.tokens import Tokens, lex_many
-from musaport.outdir import OPERATOR_SCAN
+from musaport.outdir import OPERATOR_SCAN, scan_facts
+from musaport.resources import user_cache
 
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
@@ -38,6 +41,10 @@ _DISPATCH_DECL = re.compile(r"\b(?:DEFINE|DECLARE)_DISPATCH\s*\(")
 _LAST_WORD = re.compile(r"(\w+)\s*$")
 # ``struct UniformStub {``, ``class Foo final : public Bar {``: a type whose body the model may follow.
 _TYPE_HEAD = re.compile(r"(?<!enum )\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?(?::(?!:)[^{};()]*)?\{")
+# Where a match of _TYPE_HEAD or _DISPATCH_DECL can start: their leading assertions keep the regex engine from
+# skipping ahead to a literal, so the literal is found first and the whole pattern tried there (see _from_heads).
+_TYPE_WORD = re.compile(r"struct|class")
+_DISPATCH_WORD = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH")
 SCAN_VERSION = 8
 
 
@@ -124,7 +131,7 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
     """
     lines = LineIndex(code)
     found = []
-    for m in _TYPE_HEAD.finditer(code):
+    for m in _from_heads(_TYPE_WORD, _TYPE_HEAD, code):
         brace = m.end() - 1
         end = matching(code, brace)
         if end > 0:
@@ -133,11 +140,24 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
     return tuple(found)
 
 
+def _from_heads(head: re.Pattern[str], pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``, for a pattern whose every match starts with a match of ``head`` (a literal
+    after zero-width assertions): the engine finds the literal at C speed and tries ``pattern`` there only."""
+    pos = 0
+    while (cand := head.search(text, pos)) is not None:
+        m = pattern.match(text, cand.start())
+        if m is None:
+            pos = cand.start() + 1
+            continue
+        yield m
+        pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
 def dispatch_declarations(code: str) -> tuple[str, ...]:
     """The stubs of ``DECLARE_DISPATCH(void (*)(TensorIterator&, int64_t), name)`` and
     ``DEFINE_DISPATCH(name)``: the last word inside the parentheses (the function type has commas)."""
     found = []
-    for m in _DISPATCH_DECL.finditer(code):
+    for m in _from_heads(_DISPATCH_WORD, _DISPATCH_DECL, code):
         if "#" in code[code.rfind("\n", 0, m.start()) + 1 : m.start()]:  # the macro's own #define
             continue
         close = matching(code, m.end() - 1)
@@ -246,7 +266,7 @@ def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1,
             fresh[rel] = entry
         else:
             todo.append((rel, stamp))
-    lexed = iter(_facts_of(source, [rel for rel, _ in todo if rel not in known], jobs))
+    lexed = iter(_facts_by_content(source, [rel for rel, _ in todo if rel not in known], jobs))
     for rel, stamp in todo:
         fresh[rel] = {"stamp": stamp, "facts": known[rel] if rel in known else next(lexed)}
     fresh = dict(sorted(fresh.items()))
@@ -255,9 +275,76 @@ def scan(source: Path, paths: Iterable[str], state: Path, jobs: int = 1,
     return {rel: FileFacts.from_json(rel, e["facts"]) for rel, e in fresh.items()}
 
 
-def _facts_of(source: Path, rels: list[str], jobs: int) -> list[dict]:
-    """Facts as JSON for ``rels``, lexed in batches (one libclang reparse each), in up to ``jobs``
-    worker processes when there are many (a cold scan)."""
+# The files whose facts the user cache keeps at most (about 5 KB each), the latest kept: the
+# device-generic files of a few releases.
+SHARED_FILES = 2000
+# What the facts of a file's bytes depend on besides them: this scanner and the lexing it reads.
+_SCANNER = ("ops/scan.py", "cpp/parser.py", "cpp/tokens.py", "cpp/structure.py", "cpp/text.py")
+
+
+def _facts_by_content(source: Path, rels: list[str], jobs: int) -> list[dict]:
+    """Facts as JSON for ``rels``: from the user cache for a file whose bytes it has seen (a new
+    ``--out`` of a tree read before: the device-generic files the run does not port), else lexed,
+    and then kept there by the digest of the bytes that were lexed."""
+    if not rels:
+        return []
+    path = shared_facts_file()
+    shared = _load_shared(path)
+    seen = {rel: shared.get(_content_digest(source / rel)) for rel in rels}
+    missing = [rel for rel in rels if seen[rel] is None]
+    made = dict(zip(missing, _facts_of(source, missing, jobs)))
+    if made:
+        fresh = dict(made.values())
+        merged = {d: f for d, f in shared.items() if d not in fresh} | fresh  # over the bound, these stay
+        _store_shared(path, dict(list(merged.items())[-SHARED_FILES:]))
+    return [made[rel][1] if rel in made else seen[rel] for rel in rels]  # type: ignore[misc]
+
+
+def shared_facts_file() -> Path:
+    """The user cache's facts by content for this scanner (its modules and the libclang it lexes with)."""
+    h = hashlib.sha256(f"{SCAN_VERSION}\0".encode())
+    package = Path(__file__).resolve().parent.parent
+    for rel in _SCANNER:
+        h.update((package / rel).read_bytes())
+    spec = importlib.util.find_spec("clang")
+    native = Path(spec.origin).parent / "native" if spec is not None and spec.origin else None
+    for lib in sorted(native.iterdir()) if native is not None and native.is_dir() else []:
+        h.update(f"\0{lib.name}\0{jsoncache.stamp(lib)}".encode())
+    return user_cache() / "scan" / scan_facts(h.hexdigest()[:24])
+
+
+def _content_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""  # lexed (and failing there, as before)
+
+
+def _load_shared(path: Path) -> dict[str, dict]:
+    """The facts the user cache keeps, by content digest; a missing, corrupt or older file is none."""
+    data = jsoncache.load(path, {"version": object, "files": {"*": object}}, version=SCAN_VERSION)
+    files = data["files"] if data else {}
+    try:
+        for digest, facts in files.items():
+            FileFacts.from_json(digest, facts)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return {}
+    return files
+
+
+def _store_shared(path: Path, files: dict[str, dict]) -> None:
+    """Keep ``files`` in the user cache; one that cannot be written (a read-only home) only costs the
+    next new ``--out`` the lexing."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        jsoncache.dump(path, {"version": SCAN_VERSION, "files": files})
+    except OSError:
+        pass
+
+
+def _facts_of(source: Path, rels: list[str], jobs: int) -> list[tuple[str, dict]]:
+    """(digest of the bytes lexed, facts as JSON) for ``rels``, lexed in batches (one libclang reparse
+    each), in up to ``jobs`` worker processes when there are many (a cold scan)."""
     batches = [rels[i : i + _BATCH] for i in range(0, len(rels), _BATCH)]
     if len(rels) < _PARALLEL_FROM or jobs < 2:
         return [facts for batch in batches for facts in _batch(source, batch)]
@@ -269,13 +356,14 @@ _PARALLEL_FROM = 64
 _BATCH = 32
 
 
-def _batch(source: Path, rels: list[str]) -> list[dict]:
+def _batch(source: Path, rels: list[str]) -> list[tuple[str, dict]]:
     datas = [(source / rel).read_bytes() for rel in rels]
     try:
         tokens: list[Tokens | None] = list(lex_many(datas))
     except Exception:  # noqa: BLE001 - each file is lexed on its own instead
         tokens = [None] * len(datas)
-    return [file_facts(rel, data, toks).to_json() for rel, data, toks in zip(rels, datas, tokens)]
+    return [(hashlib.sha256(data).hexdigest(), file_facts(rel, data, toks).to_json())
+            for rel, data, toks in zip(rels, datas, tokens)]
 
 
 def _load(path: Path) -> dict[str, dict]:

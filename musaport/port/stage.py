@@ -81,11 +81,28 @@ class Stage:
         jsoncache.dump(self.dir.state_file(OUTPUTS_MANIFEST), {"outputs": sorted(outputs)})
 
     def commit(self) -> None:
-        """Move staged files into place (each an atomic rename) and delete removals."""
+        """Move staged files into place (each an atomic rename) and delete removals.
+
+        A staged folder whose place in the tree does not exist yet (all of it,
+        in a cold run) holds only staged files, so it moves with one rename
+        instead of one per file, and the staging folder is left with nothing
+        to remove file by file.
+        """
+        missing = _Missing(self.out)
+        moved: list[str] = []  # folders moved in whole: their files are in place
         for rel in sorted(self.files):
-            dest = self.out / rel
-            make_dirs(dest.parent)
-            os.replace(self.files[rel], dest)
+            if any(not folder or rel.startswith(folder + "/") for folder in moved):
+                continue
+            folder = missing.topmost(rel)
+            if folder is None:
+                dest = self.out / rel
+                make_dirs(dest.parent)
+                os.replace(self.files[rel], dest)
+            else:
+                dest = self.out / folder if folder else self.out
+                make_dirs(dest.parent)
+                os.rename(self.root / folder if folder else self.root, dest)
+                moved.append(folder)
         for rel in sorted(self.removals - set(self.files)):
             path = self.out / rel
             if path.is_file() or path.is_symlink():
@@ -95,6 +112,28 @@ class Stage:
 
     def discard(self) -> None:
         remove_tree(self.root)
+
+
+class _Missing:
+    """Which folders of the output tree do not exist yet, asked once each."""
+
+    def __init__(self, tree: Path) -> None:
+        self.tree = tree
+        self.known: dict[str, bool] = {}
+
+    def exists(self, folder: str) -> bool:
+        if folder not in self.known:
+            self.known[folder] = (self.tree / folder if folder else self.tree).is_dir()
+        return self.known[folder]
+
+    def topmost(self, rel: str) -> str | None:
+        """The outermost folder of ``rel`` (``""``: the tree itself) that is not there yet, or None."""
+        parts = rel.split("/")[:-1]
+        for depth in range(len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if not self.exists(folder):
+                return folder
+        return None
 
 
 def _prune_empty(folder: Path, stop: Path) -> None:

@@ -82,3 +82,117 @@ def _is_plain(seq) -> bool:
 
 def _all_literal(seq) -> bool:
     return all(op is _c.LITERAL for op, _ in seq)
+
+
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
+# ``\A`` and ``\Z`` ask where the whole text starts or ends, which a line does not know.
+_LINE_SAFE_AT = {_c.AT_BEGINNING, _c.AT_END, _c.AT_BOUNDARY, _c.AT_NON_BOUNDARY}
+
+
+def one_line(pattern: str) -> bool:
+    """True when no match of ``pattern`` (nor any lookaround of it) can hold a newline.
+
+    Such a rule's matches lie each within one line, so only the lines that
+    hold one of its needles need searching (``rewrite.apply``): a file of
+    thousands of lines is then searched in the few where the rule can match.
+    Anything this cannot tell for certain (a flag group, ``\\s``, a negated
+    class, a back-reference, ``\\A``) answers False: the whole text is searched.
+    """
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:  # noqa: BLE001 - an unparsable pattern fails elsewhere
+        return False
+    if parsed.state.flags & ~(_c.SRE_FLAG_UNICODE | _c.SRE_FLAG_MULTILINE):  # (?s), (?i), (?x) ...
+        return False
+    return _no_newline(list(parsed))
+
+
+def _no_newline(items: list) -> bool:
+    """Whether a parsed sequence can match no newline anywhere (conservative: unknown ops say no)."""
+    for op, arg in items:
+        if op is _c.LITERAL:
+            if arg == 10:
+                return False
+        elif op is _c.ANY or op is _c.AT and arg in _LINE_SAFE_AT:
+            continue
+        elif op is _c.IN:
+            if not all(_class_item(o, a) for o, a in arg):
+                return False
+        elif op in _REPEATS:
+            if not _no_newline(list(arg[2])):
+                return False
+        elif op is _c.SUBPATTERN:
+            if arg[1] or arg[2] or not _no_newline(list(arg[3])):  # a flag group may add DOTALL, IGNORECASE
+                return False
+        elif op is _c.BRANCH:
+            if not all(_no_newline(list(arm)) for arm in arg[1]):
+                return False
+        elif op in (_c.ASSERT, _c.ASSERT_NOT):
+            if not _no_newline(list(arg[1])):
+                return False
+        else:
+            return False
+    return True
+
+
+def _class_item(op, arg) -> bool:
+    """One member of a ``[...]`` class that holds no newline (a negated class may: never safe)."""
+    if op is _c.LITERAL:
+        return arg != 10
+    if op is _c.RANGE:
+        return not arg[0] <= 10 <= arg[1]
+    return op is _c.CATEGORY and arg in (_c.CATEGORY_WORD, _c.CATEGORY_DIGIT)
+
+
+def starts(pattern: str) -> tuple[str, ...]:
+    """Literals one of which every match of ``pattern`` starts with (after its zero-width assertions).
+
+    ``(?:\\bcase\\s+)?\\b((?:c10::|at::)?)kCUDA\\b`` starts with ``case``, ``c10::``,
+    ``at::`` or ``kCUDA``. The regex engine skips ahead only to a pattern's own
+    leading literal, so a pattern that starts with an optional group or an
+    assertion is tried at every character; searching for these literals and
+    trying the pattern where one is found gives the same matches several
+    times faster. Empty when they cannot be told (a class, a flag group, a
+    part that can match empty text).
+    """
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:  # noqa: BLE001 - an unparsable pattern fails elsewhere
+        return ()
+    if parsed.state.flags & ~(_c.SRE_FLAG_UNICODE | _c.SRE_FLAG_MULTILINE):
+        return ()
+    found = _starts(list(parsed))
+    return tuple(sorted(set(found), key=lambda s: (-len(s), s))) if found else ()
+
+
+def _starts(items: list) -> list[str] | None:
+    """The literal starts of a parsed sequence (None: not known)."""
+    for k, (op, arg) in enumerate(items):
+        rest = items[k + 1 :]
+        if op in _ZERO_WIDTH:
+            continue
+        if op is _c.LITERAL:
+            run = ""
+            for op2, arg2 in items[k:]:
+                if op2 is not _c.LITERAL:
+                    break
+                run += chr(arg2)
+            return [run]
+        if op is _c.SUBPATTERN:
+            return None if arg[1] or arg[2] else _starts(list(arg[3]) + rest)
+        if op is _c.BRANCH:
+            arms = [_starts(list(arm) + rest) for arm in arg[1]]
+            return None if any(a is None for a in arms) else [s for a in arms for s in a]  # type: ignore[union-attr]
+        if op in _REPEATS:
+            low, _, sub = arg
+            if sub.getwidth()[0] == 0:
+                return None  # a repeat that can match empty text consumes nothing for certain
+            first = _starts(list(sub))
+            if first is None:
+                return None
+            if low:
+                return first
+            after = _starts(rest)
+            return None if after is None else first + after
+        return None
+    return None  # only assertions: the pattern can match empty text

@@ -18,7 +18,7 @@ from typing import Callable
 
 from musaport.cpp.parser import CODE, CONTEXTS, INCLUDE
 from musaport.resources import parse_vocabulary
-from musaport.rewrite.needles import needles
+from musaport.rewrite.needles import needles, one_line, starts
 from musaport.rewrite.transforms import TRANSFORMS, rename_path
 from musaport.yamlload import Fields, load_yaml
 from musaport.errors import LoadError
@@ -76,6 +76,8 @@ class Rule:
     scan: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     # A names rule whose matches are whole words: its keys as ASCII bytes (see rewrite.apply.matches).
     words: frozenset[bytes] | None = field(default=None, compare=False, repr=False)
+    # No match can hold a newline and there are a few needles: only the lines holding one are searched.
+    by_line: bool = field(default=False, compare=False, repr=False)
     compiled: bool = field(default=False, compare=False, repr=False)
 
     @property
@@ -382,9 +384,17 @@ def _compiled(rule: Rule) -> Rule:
             regex.sub(rule.replace, "")  # validates group references
     except (re.error, IndexError) as exc:
         raise LoadError(f"{rule.where}: rule '{rule.id}': invalid regex: {exc}") from None
-    scan = _scan_regex(rule.pattern)
-    return replace(rule, regex=regex, keep=keep, needles=rule.unit.needles(rule), table=dict(rule.names),
-                   scan=scan, words=rule.unit.word_keys(rule, scan), compiled=True)
+    # The literals a match starts with, else the pattern without its leading assertions; a names rule's
+    # scan is its identifier search.
+    scan = (_start_scan(rule.pattern) if rule.unit.declares_pattern else None) or _scan_regex(rule.pattern)
+    found = rule.unit.needles(rule)
+    return replace(rule, regex=regex, keep=keep, needles=found, table=dict(rule.names),
+                   scan=scan, words=rule.unit.word_keys(rule, scan), by_line=0 < len(found) <= _LINE_NEEDLES and one_line(rule.pattern),
+                   compiled=True)
+
+
+# Up to this many needles, finding the lines that hold one costs less than searching the whole text.
+_LINE_NEEDLES = 8
 
 
 # A names rule's scan whose every match, at a word start, runs to the end of that word: a head of
@@ -433,6 +443,13 @@ def _scan_regex(pattern: str) -> re.Pattern[str] | None:
         return re.compile(pattern[m.end() :], re.MULTILINE)
     except re.error:
         return None
+
+
+def _start_scan(pattern: str) -> re.Pattern[str] | None:
+    """A regex of the literals every match starts with (``needles.starts``), or None: for a pattern that
+    starts with an optional group, such as ``(?:\\bcase\\s+)?``, which the engine tries at every character."""
+    found = starts(pattern)
+    return re.compile("|".join(map(re.escape, found))) if found else None
 
 
 def _name_needles(rule: Rule) -> tuple[str, ...]:
