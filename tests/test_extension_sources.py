@@ -118,6 +118,29 @@ def test_launches_device_checks_and_versions_as_the_musa_build_needs(tmp_path: P
     assert "{'cxx': [], 'mcc': ['-O3'], 'mcc_dlink': ['-dlink']}" in setup
 
 
+def test_a_device_check_through_device_type_alias_takes_musa_tensors(tmp_path: Path) -> None:
+    """``Device::Type`` is c10::Device's alias of DeviceType: an input check written with it (older kernels
+    spell ``x.device().type() == at::Device::Type::CUDA``) must accept the MUSA tensor, as the check written
+    with ``DeviceType::CUDA`` does; a case label stays and is reported, and nothing is left unreported."""
+    src = project(tmp_path / "p", {
+        "csrc/cuda/ops.cpp": "#include <torch/extension.h>\n"
+        "#define CHECK_DEV(x) AT_ASSERTM(x.device().type() == at::Device::Type::CUDA, #x \" must be on CUDA\")\n"
+        "int where(const at::Tensor& x) {\n  CHECK_DEV(x);\n  if (x.device().type() != c10::Device::Type::CUDA) "
+        "return 0;\n  switch (x.device().type()) {\n    case at::Device::Type::CUDA: return 1;\n"
+        "    default: return 2;\n  }\n}\n",
+        "csrc/cuda/k.cu": KERNEL,
+    })
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    host = (tmp_path / "out" / TREE / "csrc/musa/ops.cpp").read_text()
+    assert "x.device().type() == at::Device::Type::PrivateUse1, #x" in host
+    assert "x.device().type() != c10::Device::Type::PrivateUse1)" in host
+    assert "case at::Device::Type::CUDA: return 1;" in host
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert [(f["rule"], f["site"]) for f in report["findings"]] == [("extension-cuda-case-label", "csrc/cuda/ops.cpp:7")]
+    assert report["unmapped"] == []
+
+
 def test_the_shim_musa_h_gives_musa_version() -> None:
     """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
     import musaport
