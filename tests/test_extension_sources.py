@@ -141,6 +141,65 @@ def test_a_device_check_through_device_type_alias_takes_musa_tensors(tmp_path: P
     assert report["unmapped"] == []
 
 
+JIT_INIT = """import glob
+import os
+import torch
+from torch.utils.cpp_extension import load as jit_load
+
+_root = os.path.join(os.path.dirname(__file__), "csrc")
+
+
+def build(name):
+    assert torch.cuda.is_available()
+    sources = [os.path.join(_root, "cuda", "{}.cpp".format(name)),
+               os.path.join(_root, "cuda", "{}_cuda.cu".format(name))]
+    sources += glob.glob(os.path.join(_root, "extra", "*.cu"))
+    return jit_load(name=name, sources=sources, extra_cuda_cflags=["-O2", "--use_fast_math"], with_cuda=True)
+"""
+JIT_OTHER = """import os
+from torch.utils import cpp_extension
+
+here = os.path.dirname(__file__)
+ext = cpp_extension.load("more", [f"{here}/csrc/cuda/more_cuda.cu"])
+"""
+NOT_JIT = """import os
+KERNEL = os.path.join("csrc", "cuda", "ops_cuda.cu")  # a path string in a module that builds nothing
+"""
+
+
+def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sources(tmp_path: Path) -> None:
+    """A package that JIT-builds its extension with torch.utils.cpp_extension.load (no ext_modules in setup.py):
+    the paths and globs it hands the builder follow the port's renames, as a ported setup.py's do; its nvcc flag
+    and the JIT build itself (which torch_musa has no counterpart of) are findings at their lines; a module that
+    builds nothing keeps its strings."""
+    src = project(tmp_path / "p", {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
+        "pkg/__init__.py": JIT_INIT, "pkg/more.py": JIT_OTHER, "pkg/paths.py": NOT_JIT,
+        "pkg/csrc/cuda/ops.cpp": "#include <ATen/cuda/CUDAContext.h>\nvoid f() { at::cuda::getCurrentCUDAStream(); }\n",
+        "pkg/csrc/cuda/ops_cuda.cu": KERNEL, "pkg/csrc/cuda/more_cuda.cu": KERNEL, "pkg/csrc/extra/a.cu": KERNEL,
+    })
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    tree = tmp_path / "out" / TREE
+    init = (tree / "pkg/__init__.py").read_text()
+    ast.parse(init)
+    assert 'os.path.join(_root, "musa", "{}.cpp".format(name))' in init
+    assert 'os.path.join(_root, "musa", "{}_musa.mu".format(name))' in init
+    assert 'os.path.join(_root, "extra", "*.mu")' in init and "torch.musa.is_available()" in init
+    more = (tree / "pkg/more.py").read_text()
+    assert 'f"{here}/csrc/musa/more_musa.mu"' in more
+    for rel in ("pkg/csrc/musa/ops.cpp", "pkg/csrc/musa/ops_musa.mu", "pkg/csrc/musa/more_musa.mu",
+                "pkg/csrc/extra/a.mu"):
+        assert (tree / rel).is_file(), rel  # every path the ported modules name is a file of the port
+    assert 'os.path.join("csrc", "cuda", "ops_cuda.cu")' in (tree / "pkg/paths.py").read_text()
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    sites = sorted((f["rule"], f["site"]) for f in report["findings"] if f["site"].startswith("pkg/"))
+    assert ("py-jit-extension-build", "pkg/__init__.py:14") in sites
+    assert ("py-jit-extension-build", "pkg/more.py:5") in sites
+    assert ("build-nvcc-flags", "pkg/__init__.py:14") in sites
+    assert not any(site.startswith("pkg/paths.py") and rule != "py-cuda-string" for rule, site in sites)
+
+
 def test_the_shim_musa_h_gives_musa_version() -> None:
     """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
     import musaport

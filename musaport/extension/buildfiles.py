@@ -92,6 +92,11 @@ NVCC_PROGRAM = Flag("setup-nvcc-program", re.compile(r"/nvcc(?:\.exe)?$"),
                     "runs nvcc, CUDA's compiler, from the toolkit folder (its version, its flags); MUSA_HOME has "
                     "the MUSA compiler (mcc) instead, whose version output differs: port this check by hand (keep the "
                     "edit as a patch: validate --extension --patch)")
+JIT_BUILD = Flag("py-jit-extension-build", re.compile(r"\b(?:load|load_inline)\s*\("),
+                 f"builds the extension when this code runs, with {TORCH_BUILDER}'s JIT builder, which compiles "
+                 f".cu sources with nvcc; torch_musa builds .mu sources through {MUSA_BUILDER}'s MUSAExtension in "
+                 "setup.py and has no JIT counterpart: build it ahead with the ported setup.py (or give this build "
+                 "the MUSA compiler by hand). Its source paths and globs were renamed as the port renames files")
 SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
                  f"a qualified use of {TORCH_BUILDER}'s CUDA builder the port cannot rewrite (only "
@@ -302,6 +307,70 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
         ast.parse(python_lines(ported.text))
     except SyntaxError as exc:
         raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
+    return ported
+
+
+_JIT_BUILDERS = frozenset({"load", "load_inline"})
+
+
+def jit_builds(tree: ast.AST) -> list[ast.Call]:
+    """The calls of torch's JIT extension builder in a script (``load``/``load_inline`` imported from
+    ``torch.utils.cpp_extension``, under any alias, or called through a name ending in ``cpp_extension``)."""
+    names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == TORCH_BUILDER
+             for a in n.names if a.name in _JIT_BUILDERS}
+    calls = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in names:
+            calls.append(node)
+        elif isinstance(func, ast.Attribute) and func.attr in _JIT_BUILDERS and \
+                (ast.unparse(func.value).endswith("cpp_extension")):
+            calls.append(node)
+    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+
+
+def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
+    """A Python module that builds its extension when it runs (``torch.utils.cpp_extension.load``): its
+    strings are read as setup.py's are, so the source paths and globs it hands the builder name the port's
+    files (``os.path.join(d, 'cuda', '{}.cu'.format(n))`` → ``'musa'``, ``'{}.mu'``), its nvcc flags and CUDA
+    settings are reported, and each JIT build is a ``py-jit-extension-build`` finding. None: the module builds
+    nothing, or is not Python (the Python port says so)."""
+    if "cpp_extension" not in text:
+        return None
+    lines = python_lines(text)
+    try:
+        tree = ast.parse(lines)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    calls = jit_builds(tree)
+    if not calls:
+        return None
+    edits = _Edits(text)
+    for call in calls:
+        pos = edits.offset(call.lineno, 0)
+        edits.flag(JIT_BUILD, pos, _line_text(text, pos))
+    path_args = _path_arguments(tree)
+    pieces = sources.source_pieces(tree)
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
+                  if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
+                                    tokenize.DEDENT, tokenize.ENDMARKER)]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.STRING:
+            continue
+        before = tokens[i - 1].string if i else ""
+        after = tokens[i + 1].string if i + 1 < len(tokens) else ""
+        _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces),
+                      edits.offset(*tok.start), edits.offset(*tok.end), folder, paths, edits)
+    ported = edits.result()
+    try:
+        ast.parse(python_lines(ported.text))
+    except SyntaxError:  # never written: the module is ported as if it built nothing
+        return None
     return ported
 
 
