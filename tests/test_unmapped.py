@@ -136,3 +136,23 @@ def test_report_groups_unmapped_names_by_family() -> None:
     ]
     md = report.render_markdown()
     assert "| NCCL | 2 | 3 | 2 |" in md and "| `ncclSend` | NCCL | 2 |" in md
+
+
+@pytest.mark.parametrize("header", [
+    '"device_launch_parameters.h"', "<cooperative_groups.h>", "<cooperative_groups/reduce.h>",
+    "<sm_60_atomic_functions.h>", "<device_functions.h>", "<vector_types.h>", "<math_constants.h>",
+    "<crt/host_defines.h>", "<nvfunctional>",
+])
+def test_toolkit_headers_without_a_cuda_word_are_reported(header: str) -> None:
+    """Headers of nvcc's include folder whose names hold no CUDA word (a point-cloud kernel includes
+    "device_launch_parameters.h" and <cooperative_groups/reduce.h>) have no MUSA name in the naming facts: the
+    port that keeps them does not build, so they are unmapped, never a silent "none"."""
+    assert unmapped(f"#include {header}\nint x;\n") == ((header, 1),)
+
+
+@pytest.mark.parametrize("header", [
+    '"my/vector_types.h"', "<cub/cub.cuh>", "<thrust/device_vector.h>", '"spatial.h"', "<mma.h>",
+    '"cooperative_groups_helpers.h"', "<ATen/ops/sm_scale.h>",
+])
+def test_headers_of_the_tree_or_kept_names_are_not(header: str) -> None:
+    assert unmapped(f"#include {header}\nint x;\n") == ()
