@@ -326,6 +326,48 @@ def test_a_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> No
     assert found["build-source-unchecked", "setup.py:16"] == "os.environ['SRC']"
 
 
+FUNCTION_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+use_hip = os.environ.get("HIP") == "1"
+
+
+def get_sources():
+    if use_hip:
+        return ["ops.hip", "bind.cpp"]
+    else:
+        return ["ops.cu", "cudaops" + ".cu", "bind.cpp"]
+
+
+def from_env():
+    if os.environ.get("SRCS"):
+        return os.environ["SRCS"].split()
+    return
+
+
+setup(ext_modules=[CUDAExtension("a._C", sources=get_sources()),
+                   CUDAExtension("b._C", from_env())],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_sources_a_function_of_setup_py_returns_are_checked(tmp_path: Path) -> None:
+    """A setup.py that returns its source list from a function of its own (get_sources() with a ROCm branch, as
+    a rasterizer's KNN helper does): every list it returns is checked where it is written, so a path the port
+    cannot follow is found, and the call is no longer "unchecked"; a function that may return something else (an
+    environment variable, nothing) still is."""
+    src = project(tmp_path / "p", {"setup.py": FUNCTION_SETUP, "ops.cu": KERNEL, "cudaops.cu": KERNEL,
+                                   "bind.cpp": "int bind();\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    setup = (tmp_path / "out" / TREE / "setup.py").read_text()
+    assert 'return ["ops.mu", "cudaops" + ".mu", "bind.cpp"]' in setup and '"ops.hip"' in setup
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    found = [(f["rule"], f["site"], f["text"]) for f in report["findings"] if f["rule"].startswith("build-source")]
+    assert [f[:2] for f in found] == [("build-source-lost", "setup.py:11"), ("build-source-unchecked", "setup.py:21")]
+    assert "musaops.mu" in found[0][2] and found[1][2] == "from_env()"
+
+
 def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:
     """D18: thousands of unclosed ``#[[`` (each a line comment) read in one pass; a bracket comment hides
     what it holds; a quoted list's elements are paths each; a build file over the size bound is not read."""
