@@ -368,6 +368,41 @@ def test_sources_a_function_of_setup_py_returns_are_checked(tmp_path: Path) -> N
     assert "musaops.mu" in found[0][2] and found[1][2] == "from_env()"
 
 
+INCLUDE_FLAGS_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+ROOT = os.path.dirname(os.path.abspath(__file__))
+args = {"cxx": ["-O3", f"-I{ROOT}/inc"],
+        "nvcc": ["-Xcompiler", "-fno-gnu-unique", "-I" + os.path.join(ROOT, "third_party/vec/"), "-I", "more"]}
+setup(ext_modules=[CUDAExtension("k", ["csrc/cuda/k.cu"], extra_compile_args=args)],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_include_folders_given_as_compiler_flags_are_include_roots(tmp_path: Path) -> None:
+    """A rasterizer's setup.py puts its header-only math library (a submodule in third_party/) on the include
+    path with "-I" + os.path.join(here, "third_party/glm/") in the nvcc flags, not in include_dirs: such -I
+    folders are include roots of the port (a header there is found by its bracketed include) and of
+    validate's compile, which reads a folder the port never looks into (third_party/) from the project."""
+    from musaport.extension.buildfiles import declared_include_dirs
+    from musaport.extension.discover import discover
+    from musaport.extension.overlay import overlay_flags
+
+    src = project(tmp_path / "p", {
+        "setup.py": INCLUDE_FLAGS_SETUP,
+        "csrc/cuda/k.cu": "#include <vec/vec.hpp>\n#include <scale_defs.h>\n" + KERNEL,
+        "third_party/vec/vec/vec.hpp": "namespace vec { struct V { float x; }; }\n",
+        "inc/scale_defs.h": "#define SCALE 2.0f\n", "more/m.h": "#pragma once\n",
+    })
+    assert declared_include_dirs(src, "setup.py") == ["inc", "third_party/vec", "more"]
+    assert discover(src).roots[:2] == ("inc", "more")
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    flags = overlay_flags(tmp_path / "out" / TREE, src, set(), tmp_path / "overlay.json")
+    assert f"-I{tmp_path / 'out' / TREE / 'inc'}" in flags and f"-I{src / 'third_party/vec'}" in flags
+    assert flags.index(f"-I{tmp_path / 'out' / TREE}") < flags.index(f"-I{src / 'third_party/vec'}")
+
+
 def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:
     """D18: thousands of unclosed ``#[[`` (each a line comment) read in one pass; a bracket comment hides
     what it holds; a quoted list's elements are paths each; a build file over the size bound is not read."""

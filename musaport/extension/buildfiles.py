@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import io
+import posixpath
 import re
 import tokenize
 from bisect import bisect_right
@@ -663,7 +664,60 @@ def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
                 node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name) and \
                 node.func.value.id.endswith("include_dirs"):
             exprs.extend(node.args[1:] if node.func.attr == "insert" else node.args)
-    return [(None, v) for e in exprs for v in _paths(e, env, 0) if v is not None]
+    found = [(None, v) for e in exprs for v in _paths(e, env, 0) if v is not None]
+    return found + [(None, v) for v in _include_flags(tree, env)]
+
+
+def _include_flags(tree: ast.AST, env: dict[str, ast.expr]) -> list[str]:
+    """The folders of the ``-I`` flags in ``extra_compile_args`` (a dict of per-compiler lists or one list, in the
+    keyword or a name bound to it): ``"-I" + os.path.join(here, "third_party/glm/")``, ``f"-I{d}/include"``,
+    ``"-Iinclude"`` and ``"-I", path`` as two entries, evaluated as the build sees them; the rest is left out."""
+    lists: list[ast.expr] = []
+    todo = [k.value for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "extra_compile_args"
+            for k in [node]]
+    for depth in range(8):
+        nxt: list[ast.expr] = []
+        for expr in todo:
+            if isinstance(expr, ast.Name) and expr.id in env:
+                nxt.append(env[expr.id])
+            elif isinstance(expr, ast.Dict):
+                nxt.extend(v for v in expr.values if v is not None)
+            elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "dict":
+                nxt.extend(k.value for k in expr.keywords)
+            elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and \
+                    not _flag_of(expr, env) and (isinstance(expr.left, (ast.List, ast.Tuple, ast.Name))):
+                nxt.extend([expr.left, expr.right])
+            elif isinstance(expr, (ast.List, ast.Tuple)):
+                lists.append(expr)
+        todo = nxt
+        if not todo:
+            break
+    found = []
+    for lst in lists:
+        elts = lst.elts  # type: ignore[attr-defined]
+        for i, elt in enumerate(elts):
+            flag = _flag_of(elt, env)
+            if flag == "" and i + 1 < len(elts):  # "-I", path
+                path = evaluate(elts[i + 1], env)
+            else:
+                path = flag
+            if path:
+                found.append(path)
+    return found
+
+
+def _flag_of(expr: ast.expr, env: dict[str, ast.expr]) -> str | None:
+    """The folder an ``-I`` flag expression names ('' for a bare "-I"; None: no -I flag, or not evaluable)."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and \
+            isinstance(expr.left, ast.Constant) and expr.left.value == "-I":
+        return evaluate(expr.right, env)
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value.startswith("-I"):
+        return posixpath.normpath(expr.value[2:]) if expr.value[2:] else ""
+    if isinstance(expr, ast.JoinedStr) and expr.values and isinstance(expr.values[0], ast.Constant) and \
+            isinstance(expr.values[0].value, str) and expr.values[0].value.startswith("-I"):
+        rest = ast.JoinedStr([ast.Constant(expr.values[0].value[2:]), *expr.values[1:]])
+        return evaluate(rest, env)
+    return None
 
 
 def _paths(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> list[str | None]:
