@@ -403,6 +403,21 @@ def test_include_folders_given_as_compiler_flags_are_include_roots(tmp_path: Pat
     assert flags.index(f"-I{tmp_path / 'out' / TREE}") < flags.index(f"-I{src / 'third_party/vec'}")
 
 
+def test_a_package_named_with_cuda_is_no_cuda_setting(tmp_path: Path) -> None:
+    """setup(name="KNN_CUDA") (a KNN package's name) and an extension module's name are no CUDA setting to
+    decide by hand; the CUDA environment variables a build script reads still are."""
+    setup = ("import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "arch = os.environ.get('TORCH_CUDA_ARCH_LIST')\nforce = os.getenv(\"FORCE_CUDA\", \"0\")\n"
+             "setup(name='KNN_CUDA', version='0.1', description='KNN_CUDA',\n"
+             "      ext_modules=[CUDAExtension('KNN_CUDA_EXT', ['k.cu'])])\n")
+    src = project(tmp_path / "p", {"setup.py": setup, "k.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    flagged = [(f["site"], f["text"]) for f in report["findings"] if f["rule"] == "setup-cuda-environment"]
+    assert flagged == [("setup.py:4", "TORCH_CUDA_ARCH_LIST"), ("setup.py:5", "FORCE_CUDA")]
+
+
 def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:
     """D18: thousands of unclosed ``#[[`` (each a line comment) read in one pass; a bracket comment hides
     what it holds; a quoted list's elements are paths each; a build file over the size bound is not read."""

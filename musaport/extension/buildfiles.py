@@ -277,6 +277,7 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
                if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER]
     path_args = _path_arguments(tree)
     pieces = sources.source_pieces(tree)
+    labels = _names_and_metadata(tree)
     tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
               if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                              tokenize.ENDMARKER)]
@@ -298,7 +299,7 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
                 _torch_cuda(tokens[i:i + 5], musa_builder, edits)
         elif tok.type == tokenize.STRING:
             _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces), start, end,
-                          folder, paths, edits)
+                          folder, paths, edits, tok.start in labels)
     if qualified and torch_import is not None:
         # torch.utils.cpp_extension.BuildExtension spelled out: torch_musa's module is imported beside torch.
         edits.edit(torch_import[1], torch_import[1], _statement_separator(edits, torch_import[0])
@@ -457,12 +458,33 @@ def _setup_name(name: str, before: str, after: str, start: int, end: int, edits:
         edits.edit(start, end, COMPILER_KEYS[name], "setup-compiler-key")
 
 
+_METADATA = frozenset({"name", "version", "description", "long_description", "author", "author_email", "url",
+                       "license", "keywords"})
+
+
+def _names_and_metadata(tree: ast.AST) -> frozenset[tuple[int, int]]:
+    """Where the strings are that name the distribution or an extension module, or are package metadata: the
+    first argument or a ``name=``/``version=``/``description=``... of ``setup(...)`` and ``*Extension(...)``
+    (``setup(name="KNN_CUDA")`` is a package's name, no CUDA setting)."""
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = _callee(node.func)
+        if callee != "setup" and not callee.endswith("Extension"):
+            continue
+        values = [k.value for k in node.keywords if k.arg in _METADATA] + node.args[:1]
+        found.update((v.lineno, v.col_offset) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return frozenset(found)
+
+
 def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool], start: int, end: int, folder: str,
-                  paths: Paths, edits: _Edits) -> None:
+                  paths: Paths, edits: _Edits, label: bool = False) -> None:
     """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report.
 
     ``where``: whether the string is an argument of a path call (``os.path.join``, ``glob``), and whether it
-    is a piece of an expression that builds a source path (``extension.sources.source_pieces``).
+    is a piece of an expression that builds a source path (``extension.sources.source_pieces``). ``label``: the
+    string names the package or an extension, or is metadata (no CUDA setting to report).
     """
     in_path_call, in_source = where
     prefix = re.match(r"[A-Za-z]*", token).group(0)  # type: ignore[union-attr]
@@ -480,7 +502,7 @@ def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool],
         edits.flag(NVCC_FLAGS, start, m.group(0))
     if NVCC_PROGRAM.pattern.search(body) or (in_path_call and body in ("nvcc", "nvcc.exe")):
         edits.flag(NVCC_PROGRAM, start, body)
-    if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body):
+    if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body) and not label:
         edits.flag(CUDA_ENV, start, body)
     new, rule = body, ""
     if body in COMPILER_KEYS and (around[1] == ":" or around == ("[", "]")):
