@@ -95,6 +95,11 @@ def test_lines_count_the_newlines_of_comments() -> None:
         ("cute::Tensor", "CUTLASS/CuTe"),
         ("CUTLASS_DEVICE", "CUTLASS/CuTe"),
         ("cudaProfilerInitialize", "CUDA toolkit"),
+        ("THCudaMalloc", "THC (PyTorch before 1.11)"),
+        ("THCState_getCurrentStream", "THC (PyTorch before 1.11)"),
+        ("<THC/THC.h>", "THC (PyTorch before 1.11)"),
+        ('"THC/THCGeneral.h"', "THC (PyTorch before 1.11)"),
+        ("THCPStream", "CUDA toolkit"),
     ],
 )
 def test_family(name: str, expected: str) -> None:

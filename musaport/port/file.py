@@ -68,6 +68,7 @@ _CUDA_INCLUDE = re.compile(
 _CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp|THC|make_cuda)\w*")
 _MEMBER = re.compile(r"::\w+")
 
+LEGACY_THC = "THC (PyTorch before 1.11)"
 # The library families an unmapped name belongs to, by spelling; the first match wins.
 FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (family, re.compile(pattern))
@@ -84,6 +85,9 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("cuFile", r"(?:cuFile|CUfile|CU_FILE_)\w*"),
         ("cuDSS", r"(?:cudss|CUDSS)\w*"),
         ("CUTLASS/CuTe", r"(?:cutlass::|cute::|CUTLASS_|CUTE_)\w*"),
+        # PyTorch's own CUDA layer before 1.11 (THCState, THCudaMalloc, THCudaBlas_Sgemm, <THC/THC.h>): gone from
+        # PyTorch itself, so its code is ported to ATen/c10 first, not renamed; THCP* are torch/csrc's bindings.
+        (LEGACY_THC, r"[<\"]THC/[^>\"]*[>\"]|THC(?!P)\w*"),
     )
 )
 OTHER_FAMILY = "CUDA toolkit"
