@@ -381,7 +381,7 @@ setup(ext_modules=[CUDAExtension("k", ["csrc/cuda/k.cu"], extra_compile_args=arg
 
 def test_include_folders_given_as_compiler_flags_are_include_roots(tmp_path: Path) -> None:
     """A rasterizer's setup.py puts its header-only math library (a submodule in third_party/) on the include
-    path with "-I" + os.path.join(here, "third_party/glm/") in the nvcc flags, not in include_dirs: such -I
+    path with "-I" + os.path.join(here, "third_party/vecmath/") in the nvcc flags, not in include_dirs: such -I
     folders are include roots of the port (a header there is found by its bracketed include) and of
     validate's compile, which reads a folder the port never looks into (third_party/) from the project."""
     from musaport.extension.buildfiles import declared_include_dirs
@@ -404,12 +404,12 @@ def test_include_folders_given_as_compiler_flags_are_include_roots(tmp_path: Pat
 
 
 def test_a_package_named_with_cuda_is_no_cuda_setting(tmp_path: Path) -> None:
-    """setup(name="KNN_CUDA") (a KNN package's name) and an extension module's name are no CUDA setting to
+    """setup(name="PTS_CUDA") (a point-cloud package's name) and an extension module's name are no CUDA setting to
     decide by hand; the CUDA environment variables a build script reads still are."""
     setup = ("import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
              "arch = os.environ.get('TORCH_CUDA_ARCH_LIST')\nforce = os.getenv(\"FORCE_CUDA\", \"0\")\n"
-             "setup(name='KNN_CUDA', version='0.1', description='KNN_CUDA',\n"
-             "      ext_modules=[CUDAExtension('KNN_CUDA_EXT', ['k.cu'])])\n")
+             "setup(name='PTS_CUDA', version='0.1', description='PTS_CUDA',\n"
+             "      ext_modules=[CUDAExtension('PTS_CUDA_EXT', ['k.cu'])])\n")
     src = project(tmp_path / "p", {"setup.py": setup, "k.cu": KERNEL})
     done = port(src, tmp_path / "out")
     assert done.returncode == 0, done.stderr

@@ -465,7 +465,7 @@ _METADATA = frozenset({"name", "version", "description", "long_description", "au
 def _names_and_metadata(tree: ast.AST) -> frozenset[tuple[int, int]]:
     """Where the strings are that name the distribution or an extension module, or are package metadata: the
     first argument or a ``name=``/``version=``/``description=``... of ``setup(...)`` and ``*Extension(...)``
-    (``setup(name="KNN_CUDA")`` is a package's name, no CUDA setting)."""
+    (``setup(name="PTS_CUDA")`` is a package's name, no CUDA setting)."""
     found = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -692,7 +692,7 @@ def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
 
 def _include_flags(tree: ast.AST, env: dict[str, ast.expr]) -> list[str]:
     """The folders of the ``-I`` flags in ``extra_compile_args`` (a dict of per-compiler lists or one list, in the
-    keyword or a name bound to it): ``"-I" + os.path.join(here, "third_party/glm/")``, ``f"-I{d}/include"``,
+    keyword or a name bound to it): ``"-I" + os.path.join(here, "third_party/vecmath/")``, ``f"-I{d}/include"``,
     ``"-Iinclude"`` and ``"-I", path`` as two entries, evaluated as the build sees them; the rest is left out."""
     lists: list[ast.expr] = []
     todo = [k.value for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "extra_compile_args"
