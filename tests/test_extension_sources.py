@@ -118,6 +118,88 @@ def test_launches_device_checks_and_versions_as_the_musa_build_needs(tmp_path: P
     assert "{'cxx': [], 'mcc': ['-O3'], 'mcc_dlink': ['-dlink']}" in setup
 
 
+def test_a_device_check_through_device_type_alias_takes_musa_tensors(tmp_path: Path) -> None:
+    """``Device::Type`` is c10::Device's alias of DeviceType: an input check written with it (older kernels
+    spell ``x.device().type() == at::Device::Type::CUDA``) must accept the MUSA tensor, as the check written
+    with ``DeviceType::CUDA`` does; a case label stays and is reported, and nothing is left unreported."""
+    src = project(tmp_path / "p", {
+        "csrc/cuda/ops.cpp": "#include <torch/extension.h>\n"
+        "#define CHECK_DEV(x) AT_ASSERTM(x.device().type() == at::Device::Type::CUDA, #x \" must be on CUDA\")\n"
+        "int where(const at::Tensor& x) {\n  CHECK_DEV(x);\n  if (x.device().type() != c10::Device::Type::CUDA) "
+        "return 0;\n  switch (x.device().type()) {\n    case at::Device::Type::CUDA: return 1;\n"
+        "    default: return 2;\n  }\n}\n",
+        "csrc/cuda/k.cu": KERNEL,
+    })
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    host = (tmp_path / "out" / TREE / "csrc/musa/ops.cpp").read_text()
+    assert "x.device().type() == at::Device::Type::PrivateUse1, #x" in host
+    assert "x.device().type() != c10::Device::Type::PrivateUse1)" in host
+    assert "case at::Device::Type::CUDA: return 1;" in host
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert [(f["rule"], f["site"]) for f in report["findings"]] == [("extension-cuda-case-label", "csrc/cuda/ops.cpp:7")]
+    assert report["unmapped"] == []
+
+
+JIT_INIT = """import glob
+import os
+import torch
+from torch.utils.cpp_extension import load as jit_load
+
+_root = os.path.join(os.path.dirname(__file__), "csrc")
+
+
+def build(name):
+    assert torch.cuda.is_available()
+    sources = [os.path.join(_root, "cuda", "{}.cpp".format(name)),
+               os.path.join(_root, "cuda", "{}_cuda.cu".format(name))]
+    sources += glob.glob(os.path.join(_root, "extra", "*.cu"))
+    return jit_load(name=name, sources=sources, extra_cuda_cflags=["-O2", "--use_fast_math"], with_cuda=True)
+"""
+JIT_OTHER = """import os
+from torch.utils import cpp_extension
+
+here = os.path.dirname(__file__)
+ext = cpp_extension.load("more", [f"{here}/csrc/cuda/more_cuda.cu"])
+"""
+NOT_JIT = """import os
+KERNEL = os.path.join("csrc", "cuda", "ops_cuda.cu")  # a path string in a module that builds nothing
+"""
+
+
+def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sources(tmp_path: Path) -> None:
+    """A package that JIT-builds its extension with torch.utils.cpp_extension.load (no ext_modules in setup.py):
+    the paths and globs it hands the builder follow the port's renames, as a ported setup.py's do; its nvcc flag
+    and the JIT build itself (which torch_musa has no counterpart of) are findings at their lines; a module that
+    builds nothing keeps its strings."""
+    src = project(tmp_path / "p", {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
+        "pkg/__init__.py": JIT_INIT, "pkg/more.py": JIT_OTHER, "pkg/paths.py": NOT_JIT,
+        "pkg/csrc/cuda/ops.cpp": "#include <ATen/cuda/CUDAContext.h>\nvoid f() { at::cuda::getCurrentCUDAStream(); }\n",
+        "pkg/csrc/cuda/ops_cuda.cu": KERNEL, "pkg/csrc/cuda/more_cuda.cu": KERNEL, "pkg/csrc/extra/a.cu": KERNEL,
+    })
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    tree = tmp_path / "out" / TREE
+    init = (tree / "pkg/__init__.py").read_text()
+    ast.parse(init)
+    assert 'os.path.join(_root, "musa", "{}.cpp".format(name))' in init
+    assert 'os.path.join(_root, "musa", "{}_musa.mu".format(name))' in init
+    assert 'os.path.join(_root, "extra", "*.mu")' in init and "torch.musa.is_available()" in init
+    more = (tree / "pkg/more.py").read_text()
+    assert 'f"{here}/csrc/musa/more_musa.mu"' in more
+    for rel in ("pkg/csrc/musa/ops.cpp", "pkg/csrc/musa/ops_musa.mu", "pkg/csrc/musa/more_musa.mu",
+                "pkg/csrc/extra/a.mu"):
+        assert (tree / rel).is_file(), rel  # every path the ported modules name is a file of the port
+    assert 'os.path.join("csrc", "cuda", "ops_cuda.cu")' in (tree / "pkg/paths.py").read_text()
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    sites = sorted((f["rule"], f["site"]) for f in report["findings"] if f["site"].startswith("pkg/"))
+    assert ("py-jit-extension-build", "pkg/__init__.py:14") in sites
+    assert ("py-jit-extension-build", "pkg/more.py:5") in sites
+    assert ("build-nvcc-flags", "pkg/__init__.py:14") in sites
+    assert not any(site.startswith("pkg/paths.py") and rule != "py-cuda-string" for rule, site in sites)
+
+
 def test_the_shim_musa_h_gives_musa_version() -> None:
     """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
     import musaport
@@ -242,6 +324,98 @@ def test_a_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> No
     assert list(found) == [("build-source-lost", "setup.py:14"), ("build-source-unchecked", "setup.py:16")]
     assert "csrc/musaops.cpp" in found["build-source-lost", "setup.py:14"]
     assert found["build-source-unchecked", "setup.py:16"] == "os.environ['SRC']"
+
+
+FUNCTION_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+use_hip = os.environ.get("HIP") == "1"
+
+
+def get_sources():
+    if use_hip:
+        return ["ops.hip", "bind.cpp"]
+    else:
+        return ["ops.cu", "cudaops" + ".cu", "bind.cpp"]
+
+
+def from_env():
+    if os.environ.get("SRCS"):
+        return os.environ["SRCS"].split()
+    return
+
+
+setup(ext_modules=[CUDAExtension("a._C", sources=get_sources()),
+                   CUDAExtension("b._C", from_env())],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_sources_a_function_of_setup_py_returns_are_checked(tmp_path: Path) -> None:
+    """A setup.py that returns its source list from a function of its own (get_sources() with a ROCm branch, as
+    a rasterizer's KNN helper does): every list it returns is checked where it is written, so a path the port
+    cannot follow is found, and the call is no longer "unchecked"; a function that may return something else (an
+    environment variable, nothing) still is."""
+    src = project(tmp_path / "p", {"setup.py": FUNCTION_SETUP, "ops.cu": KERNEL, "cudaops.cu": KERNEL,
+                                   "bind.cpp": "int bind();\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    setup = (tmp_path / "out" / TREE / "setup.py").read_text()
+    assert 'return ["ops.mu", "cudaops" + ".mu", "bind.cpp"]' in setup and '"ops.hip"' in setup
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    found = [(f["rule"], f["site"], f["text"]) for f in report["findings"] if f["rule"].startswith("build-source")]
+    assert [f[:2] for f in found] == [("build-source-lost", "setup.py:11"), ("build-source-unchecked", "setup.py:21")]
+    assert "musaops.mu" in found[0][2] and found[1][2] == "from_env()"
+
+
+INCLUDE_FLAGS_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+ROOT = os.path.dirname(os.path.abspath(__file__))
+args = {"cxx": ["-O3", f"-I{ROOT}/inc"],
+        "nvcc": ["-Xcompiler", "-fno-gnu-unique", "-I" + os.path.join(ROOT, "third_party/vec/"), "-I", "more"]}
+setup(ext_modules=[CUDAExtension("k", ["csrc/cuda/k.cu"], extra_compile_args=args)],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_include_folders_given_as_compiler_flags_are_include_roots(tmp_path: Path) -> None:
+    """A rasterizer's setup.py puts its header-only math library (a submodule in third_party/) on the include
+    path with "-I" + os.path.join(here, "third_party/vecmath/") in the nvcc flags, not in include_dirs: such -I
+    folders are include roots of the port (a header there is found by its bracketed include) and of
+    validate's compile, which reads a folder the port never looks into (third_party/) from the project."""
+    from musaport.extension.buildfiles import declared_include_dirs
+    from musaport.extension.discover import discover
+    from musaport.extension.overlay import overlay_flags
+
+    src = project(tmp_path / "p", {
+        "setup.py": INCLUDE_FLAGS_SETUP,
+        "csrc/cuda/k.cu": "#include <vec/vec.hpp>\n#include <scale_defs.h>\n" + KERNEL,
+        "third_party/vec/vec/vec.hpp": "namespace vec { struct V { float x; }; }\n",
+        "inc/scale_defs.h": "#define SCALE 2.0f\n", "more/m.h": "#pragma once\n",
+    })
+    assert declared_include_dirs(src, "setup.py") == ["inc", "third_party/vec", "more"]
+    assert discover(src).roots[:2] == ("inc", "more")
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    flags = overlay_flags(tmp_path / "out" / TREE, src, set(), tmp_path / "overlay.json")
+    assert f"-I{tmp_path / 'out' / TREE / 'inc'}" in flags and f"-I{src / 'third_party/vec'}" in flags
+    assert flags.index(f"-I{tmp_path / 'out' / TREE}") < flags.index(f"-I{src / 'third_party/vec'}")
+
+
+def test_a_package_named_with_cuda_is_no_cuda_setting(tmp_path: Path) -> None:
+    """setup(name="PTS_CUDA") (a point-cloud package's name) and an extension module's name are no CUDA setting to
+    decide by hand; the CUDA environment variables a build script reads still are."""
+    setup = ("import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "arch = os.environ.get('TORCH_CUDA_ARCH_LIST')\nforce = os.getenv(\"FORCE_CUDA\", \"0\")\n"
+             "setup(name='PTS_CUDA', version='0.1', description='PTS_CUDA',\n"
+             "      ext_modules=[CUDAExtension('PTS_CUDA_EXT', ['k.cu'])])\n")
+    src = project(tmp_path / "p", {"setup.py": setup, "k.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    flagged = [(f["site"], f["text"]) for f in report["findings"] if f["rule"] == "setup-cuda-environment"]
+    assert flagged == [("setup.py:4", "TORCH_CUDA_ARCH_LIST"), ("setup.py:5", "FORCE_CUDA")]
 
 
 def test_cmake_is_read_as_cmake_reads_it(tmp_path: Path) -> None:

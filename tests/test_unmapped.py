@@ -95,6 +95,11 @@ def test_lines_count_the_newlines_of_comments() -> None:
         ("cute::Tensor", "CUTLASS/CuTe"),
         ("CUTLASS_DEVICE", "CUTLASS/CuTe"),
         ("cudaProfilerInitialize", "CUDA toolkit"),
+        ("THCudaMalloc", "THC (PyTorch before 1.11)"),
+        ("THCState_getCurrentStream", "THC (PyTorch before 1.11)"),
+        ("<THC/THC.h>", "THC (PyTorch before 1.11)"),
+        ('"THC/THCGeneral.h"', "THC (PyTorch before 1.11)"),
+        ("THCPStream", "CUDA toolkit"),
     ],
 )
 def test_family(name: str, expected: str) -> None:
@@ -150,3 +155,23 @@ def test_a_name_counts_only_as_a_whole_word(source: str, declared: set[str]) -> 
     parsed = parse(source.encode())
     code = masked(parsed.text, parsed.spans, frozenset({CODE}))
     assert declared_names(parsed.text, code, {"cudaFoo", "cudaA", "cudaB"}) == declared
+
+
+@pytest.mark.parametrize("header", [
+    '"device_launch_parameters.h"', "<cooperative_groups.h>", "<cooperative_groups/reduce.h>",
+    "<sm_60_atomic_functions.h>", "<device_functions.h>", "<vector_types.h>", "<math_constants.h>",
+    "<crt/host_defines.h>", "<nvfunctional>",
+])
+def test_toolkit_headers_without_a_cuda_word_are_reported(header: str) -> None:
+    """Headers of nvcc's include folder whose names hold no CUDA word (a point-cloud kernel includes
+    "device_launch_parameters.h" and <cooperative_groups/reduce.h>) have no MUSA name in the naming facts: the
+    port that keeps them does not build, so they are unmapped, never a silent "none"."""
+    assert unmapped(f"#include {header}\nint x;\n") == ((header, 1),)
+
+
+@pytest.mark.parametrize("header", [
+    '"my/vector_types.h"', "<cub/cub.cuh>", "<thrust/device_vector.h>", '"spatial.h"', "<mma.h>",
+    '"cooperative_groups_helpers.h"', "<ATen/ops/sm_scale.h>",
+])
+def test_headers_of_the_tree_or_kept_names_are_not(header: str) -> None:
+    assert unmapped(f"#include {header}\nint x;\n") == ()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import io
+import posixpath
 import re
 import tokenize
 from bisect import bisect_right
@@ -92,6 +93,11 @@ NVCC_PROGRAM = Flag("setup-nvcc-program", re.compile(r"/nvcc(?:\.exe)?$"),
                     "runs nvcc, CUDA's compiler, from the toolkit folder (its version, its flags); MUSA_HOME has "
                     "the MUSA compiler (mcc) instead, whose version output differs: port this check by hand (keep the "
                     "edit as a patch: validate --extension --patch)")
+JIT_BUILD = Flag("py-jit-extension-build", re.compile(r"\b(?:load|load_inline)\s*\("),
+                 f"builds the extension when this code runs, with {TORCH_BUILDER}'s JIT builder, which compiles "
+                 f".cu sources with nvcc; torch_musa builds .mu sources through {MUSA_BUILDER}'s MUSAExtension in "
+                 "setup.py and has no JIT counterpart: build it ahead with the ported setup.py (or give this build "
+                 "the MUSA compiler by hand). Its source paths and globs were renamed as the port renames files")
 SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
                  f"a qualified use of {TORCH_BUILDER}'s CUDA builder the port cannot rewrite (only "
@@ -271,6 +277,7 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
                if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER]
     path_args = _path_arguments(tree)
     pieces = sources.source_pieces(tree)
+    labels = _names_and_metadata(tree)
     tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
               if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                              tokenize.ENDMARKER)]
@@ -292,7 +299,7 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
                 _torch_cuda(tokens[i:i + 5], musa_builder, edits)
         elif tok.type == tokenize.STRING:
             _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces), start, end,
-                          folder, paths, edits)
+                          folder, paths, edits, tok.start in labels)
     if qualified and torch_import is not None:
         # torch.utils.cpp_extension.BuildExtension spelled out: torch_musa's module is imported beside torch.
         edits.edit(torch_import[1], torch_import[1], _statement_separator(edits, torch_import[0])
@@ -302,6 +309,70 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
         ast.parse(python_lines(ported.text))
     except SyntaxError as exc:
         raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
+    return ported
+
+
+_JIT_BUILDERS = frozenset({"load", "load_inline"})
+
+
+def jit_builds(tree: ast.AST) -> list[ast.Call]:
+    """The calls of torch's JIT extension builder in a script (``load``/``load_inline`` imported from
+    ``torch.utils.cpp_extension``, under any alias, or called through a name ending in ``cpp_extension``)."""
+    names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == TORCH_BUILDER
+             for a in n.names if a.name in _JIT_BUILDERS}
+    calls = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in names:
+            calls.append(node)
+        elif isinstance(func, ast.Attribute) and func.attr in _JIT_BUILDERS and \
+                (ast.unparse(func.value).endswith("cpp_extension")):
+            calls.append(node)
+    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+
+
+def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
+    """A Python module that builds its extension when it runs (``torch.utils.cpp_extension.load``): its
+    strings are read as setup.py's are, so the source paths and globs it hands the builder name the port's
+    files (``os.path.join(d, 'cuda', '{}.cu'.format(n))`` → ``'musa'``, ``'{}.mu'``), its nvcc flags and CUDA
+    settings are reported, and each JIT build is a ``py-jit-extension-build`` finding. None: the module builds
+    nothing, or is not Python (the Python port says so)."""
+    if "cpp_extension" not in text:
+        return None
+    lines = python_lines(text)
+    try:
+        tree = ast.parse(lines)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    calls = jit_builds(tree)
+    if not calls:
+        return None
+    edits = _Edits(text)
+    for call in calls:
+        pos = edits.offset(call.lineno, 0)
+        edits.flag(JIT_BUILD, pos, _line_text(text, pos))
+    path_args = _path_arguments(tree)
+    pieces = sources.source_pieces(tree)
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(lines).readline)
+                  if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
+                                    tokenize.DEDENT, tokenize.ENDMARKER)]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.STRING:
+            continue
+        before = tokens[i - 1].string if i else ""
+        after = tokens[i + 1].string if i + 1 < len(tokens) else ""
+        _setup_string(tok.string, (before, after), (tok.start in path_args, tok.start in pieces),
+                      edits.offset(*tok.start), edits.offset(*tok.end), folder, paths, edits)
+    ported = edits.result()
+    try:
+        ast.parse(python_lines(ported.text))
+    except SyntaxError:  # never written: the module is ported as if it built nothing
+        return None
     return ported
 
 
@@ -387,12 +458,33 @@ def _setup_name(name: str, before: str, after: str, start: int, end: int, edits:
         edits.edit(start, end, COMPILER_KEYS[name], "setup-compiler-key")
 
 
+_METADATA = frozenset({"name", "version", "description", "long_description", "author", "author_email", "url",
+                       "license", "keywords"})
+
+
+def _names_and_metadata(tree: ast.AST) -> frozenset[tuple[int, int]]:
+    """Where the strings are that name the distribution or an extension module, or are package metadata: the
+    first argument or a ``name=``/``version=``/``description=``... of ``setup(...)`` and ``*Extension(...)``
+    (``setup(name="PTS_CUDA")`` is a package's name, no CUDA setting)."""
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = _callee(node.func)
+        if callee != "setup" and not callee.endswith("Extension"):
+            continue
+        values = [k.value for k in node.keywords if k.arg in _METADATA] + node.args[:1]
+        found.update((v.lineno, v.col_offset) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return frozenset(found)
+
+
 def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool], start: int, end: int, folder: str,
-                  paths: Paths, edits: _Edits) -> None:
+                  paths: Paths, edits: _Edits, label: bool = False) -> None:
     """A Python string: a compiler key, a guard macro, a source path, or an nvcc flag to report.
 
     ``where``: whether the string is an argument of a path call (``os.path.join``, ``glob``), and whether it
-    is a piece of an expression that builds a source path (``extension.sources.source_pieces``).
+    is a piece of an expression that builds a source path (``extension.sources.source_pieces``). ``label``: the
+    string names the package or an extension, or is metadata (no CUDA setting to report).
     """
     in_path_call, in_source = where
     prefix = re.match(r"[A-Za-z]*", token).group(0)  # type: ignore[union-attr]
@@ -410,7 +502,7 @@ def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool],
         edits.flag(NVCC_FLAGS, start, m.group(0))
     if NVCC_PROGRAM.pattern.search(body) or (in_path_call and body in ("nvcc", "nvcc.exe")):
         edits.flag(NVCC_PROGRAM, start, body)
-    if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body):
+    if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body) and not label:
         edits.flag(CUDA_ENV, start, body)
     new, rule = body, ""
     if body in COMPILER_KEYS and (around[1] == ":" or around == ("[", "]")):
@@ -594,7 +686,60 @@ def _setup_include_dirs(text: str) -> list[tuple[str | None, str]]:
                 node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name) and \
                 node.func.value.id.endswith("include_dirs"):
             exprs.extend(node.args[1:] if node.func.attr == "insert" else node.args)
-    return [(None, v) for e in exprs for v in _paths(e, env, 0) if v is not None]
+    found = [(None, v) for e in exprs for v in _paths(e, env, 0) if v is not None]
+    return found + [(None, v) for v in _include_flags(tree, env)]
+
+
+def _include_flags(tree: ast.AST, env: dict[str, ast.expr]) -> list[str]:
+    """The folders of the ``-I`` flags in ``extra_compile_args`` (a dict of per-compiler lists or one list, in the
+    keyword or a name bound to it): ``"-I" + os.path.join(here, "third_party/vecmath/")``, ``f"-I{d}/include"``,
+    ``"-Iinclude"`` and ``"-I", path`` as two entries, evaluated as the build sees them; the rest is left out."""
+    lists: list[ast.expr] = []
+    todo = [k.value for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "extra_compile_args"
+            for k in [node]]
+    for depth in range(8):
+        nxt: list[ast.expr] = []
+        for expr in todo:
+            if isinstance(expr, ast.Name) and expr.id in env:
+                nxt.append(env[expr.id])
+            elif isinstance(expr, ast.Dict):
+                nxt.extend(v for v in expr.values if v is not None)
+            elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "dict":
+                nxt.extend(k.value for k in expr.keywords)
+            elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and \
+                    not _flag_of(expr, env) and (isinstance(expr.left, (ast.List, ast.Tuple, ast.Name))):
+                nxt.extend([expr.left, expr.right])
+            elif isinstance(expr, (ast.List, ast.Tuple)):
+                lists.append(expr)
+        todo = nxt
+        if not todo:
+            break
+    found = []
+    for lst in lists:
+        elts = lst.elts  # type: ignore[attr-defined]
+        for i, elt in enumerate(elts):
+            flag = _flag_of(elt, env)
+            if flag == "" and i + 1 < len(elts):  # "-I", path
+                path = evaluate(elts[i + 1], env)
+            else:
+                path = flag
+            if path:
+                found.append(path)
+    return found
+
+
+def _flag_of(expr: ast.expr, env: dict[str, ast.expr]) -> str | None:
+    """The folder an ``-I`` flag expression names ('' for a bare "-I"; None: no -I flag, or not evaluable)."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and \
+            isinstance(expr.left, ast.Constant) and expr.left.value == "-I":
+        return evaluate(expr.right, env)
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value.startswith("-I"):
+        return posixpath.normpath(expr.value[2:]) if expr.value[2:] else ""
+    if isinstance(expr, ast.JoinedStr) and expr.values and isinstance(expr.values[0], ast.Constant) and \
+            isinstance(expr.values[0].value, str) and expr.values[0].value.startswith("-I"):
+        rest = ast.JoinedStr([ast.Constant(expr.values[0].value[2:]), *expr.values[1:]])
+        return evaluate(rest, env)
+    return None
 
 
 def _paths(expr: ast.expr, env: dict[str, ast.expr], depth: int) -> list[str | None]:

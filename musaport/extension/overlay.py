@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from musaport.extension.buildfiles import BUILD_FILES
+from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
 from musaport.extension.discover import SOURCE_SUFFIXES, discover, walk
 from musaport.outdir import write_atomic
 from musaport.rewrite.transforms import rename_dirs
@@ -28,9 +28,14 @@ def overlay_flags(tree: Path, source: Path, ported: set[str], dest: Path) -> lis
     write_atomic(dest, (json.dumps(vfs_overlay(tree, source, shown), indent=1) + "\n").encode())
     builds = tuple(f for f in files if f.rpartition("/")[2] in BUILD_FILES)
     # The roots the port used: declared ones, and those found by an include's trailing path (discover).
-    roots = [tree / rename_dirs(f"{r}/x").rpartition("/")[0] if r else tree
-             for r in discover(source, tree.parent, "port").roots]
-    return ["-ivfsoverlay", str(dest), *[f"-I{r}" for r in roots], *build_defines(tree, builds)]
+    found = discover(source, tree.parent, "port").roots
+    roots = [tree / rename_dirs(f"{r}/x").rpartition("/")[0] if r else tree for r in found]
+    # A folder the build puts on the include path that the port never looks into (a header-only library in
+    # third_party/, a git submodule): read from the project itself, after the port's roots, as the build reads it.
+    outside = [source / d for b in builds for d in declared_include_dirs(source, b)
+               if d not in found and d and not d.startswith("..") and (source / d).is_dir()]
+    return ["-ivfsoverlay", str(dest), *[f"-I{r}" for r in roots], *[f"-I{d}" for d in dict.fromkeys(outside)],
+            *build_defines(tree, builds)]
 
 
 _GUARD = re.compile(r"(?:(?<=-D)|\b)(?:\w+_)?(?:WITH|USE)_MUSA\b")

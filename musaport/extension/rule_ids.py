@@ -10,8 +10,8 @@ report like any pack rule's.
 
 from __future__ import annotations
 
-from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, NVCC_PROGRAM, QUALIFIED, SETUP_TORCH_DEVICE,
-                                           TORCH_CUDA)
+from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, JIT_BUILD, NVCC_PROGRAM, QUALIFIED,
+                                           SETUP_TORCH_DEVICE, TORCH_CUDA)
 from musaport.extension.includes import RULE_ID
 from musaport.rewrite.registry import CodeRule
 
@@ -20,7 +20,7 @@ _PROJECT = "musaport/extension/rules.py (run --src: computed from the project's 
 
 CODE_RULES: tuple[CodeRule, ...] = (
     *(CodeRule(f.id, "flag", f.message, _BUILD, f.pattern.pattern) for f in (*CMAKE_FLAGS, TORCH_CUDA, CUDA_ENV,
-                                                                            QUALIFIED, NVCC_PROGRAM)),
+                                                                            QUALIFIED, NVCC_PROGRAM, JIT_BUILD)),
     CodeRule("setup-builder-imports", "edit", "torch.utils.cpp_extension's CUDA builder becomes torch_musa's: "
              "the import names the MUSA builder.", _BUILD,
              "from torch.utils.cpp_extension import CUDAExtension, BuildExtension",

@@ -31,10 +31,10 @@ from musaport.rewrite.transforms import rename_path
 
 # Rules that would turn a CUDA branch into one MUSA tensors take: not in a file with a MUSA branch of its own.
 BRANCH_RULES = frozenset({
-    "is-cuda", "extension-type-device-check", "device-type-cuda", "k-cuda-constant", "extension-build-guards",
-    "extension-library-impl-keys",
+    "is-cuda", "extension-type-device-check", "device-type-cuda", "extension-device-type-alias", "k-cuda-constant",
+    "extension-build-guards", "extension-library-impl-keys",
     "extension-legacy-autocast-key", "extension-dispatch-key-names", "extension-legacy-autocast-name"})
-_BRANCH_SITE = (r"(?:\.|->)is_cuda\(\)|\b(?:(?:c10|at|torch)::)?(?:DeviceType::CUDA|kCUDA)\b"
+_BRANCH_SITE = (r"(?:\.|->)is_cuda\(\)|\b(?:(?:c10|at|torch)::)?(?:DeviceType::CUDA|Device::Type::CUDA|kCUDA)\b"
                 r"|\b(?:\w+_)?(?:WITH|USE)_CUDA\b|\bDispatchKey::\w*CUDA\b|\bDispatchKey::Autocast\b"
                 r"|\bTORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*\w*(?:CUDA|Autocast)\s*,")
 _NOTHING = ("\n",)  # a file glob no path matches

@@ -88,8 +88,9 @@ def setup_sites(text: str, folder: str) -> tuple[list[Site], list[Site]]:
     sites = [Site(node.lineno, ast.get_source_segment(text, node) or "", _root(folder, glob))
              for node, glob in source_paths(tree, env)]
     unchecked = []
+    functions = _returns(tree)
     for entry in _source_entries(tree):
-        if _is_list(entry, env):
+        if _is_list(entry, env, functions=functions):
             continue
         glob = pattern(entry, env, loops)
         if glob is None or not glob.replace(WILD, "").strip("/."):
@@ -104,20 +105,45 @@ def _pathish(node: ast.expr) -> bool:
 _LIST_CALLS = frozenset({"glob", "iglob", "sorted", "list", "tuple"})
 
 
-def _is_list(expr: ast.expr, env: dict[str, ast.expr], depth: int = 0) -> bool:
-    """An expression that makes a list of paths (a glob, a list, a sum of lists, a name bound to one): its
-    entries are checked where they are written."""
+def _is_list(expr: ast.expr, env: dict[str, ast.expr], depth: int = 0,
+             functions: dict[str, list[ast.expr | None]] | None = None) -> bool:
+    """An expression that makes a list of paths (a glob, a list, a sum of lists, a name bound to one, a call of
+    a function of the script whose every return is one): its entries are checked where they are written."""
     if depth > 8:
         return False
     if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
         return True
     if isinstance(expr, ast.Call):
         func = expr.func
-        return (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name)
-                else "") in _LIST_CALLS
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if isinstance(func, ast.Name) and functions and name in functions:
+            returns = functions[name]
+            return bool(returns) and all(r is not None and _is_list(r, env, depth + 1, functions) for r in returns)
+        return name in _LIST_CALLS
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        return _is_list(expr.left, env, depth + 1) or _is_list(expr.right, env, depth + 1)
-    return isinstance(expr, ast.Name) and expr.id in env and _is_list(env[expr.id], env, depth + 1)
+        return _is_list(expr.left, env, depth + 1, functions) or _is_list(expr.right, env, depth + 1, functions)
+    return isinstance(expr, ast.Name) and expr.id in env and _is_list(env[expr.id], env, depth + 1, functions)
+
+
+def _returns(tree: ast.AST) -> dict[str, list[ast.expr | None]]:
+    """The values each function of the script returns (its own ``return`` statements, not those of functions
+    or lambdas nested in it; None for a bare ``return``), by name; a name defined twice is left out."""
+    found: dict[str, list[ast.expr | None]] = {}
+    twice: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.name in found:
+                twice.add(node.name)
+            values: list[ast.expr | None] = []
+            todo: list[ast.AST] = list(node.body)
+            while todo:
+                child = todo.pop()
+                if isinstance(child, ast.Return):
+                    values.append(child.value)
+                elif not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                    todo.extend(ast.iter_child_nodes(child))
+            found[node.name] = values
+    return {name: values for name, values in found.items() if name not in twice}
 
 
 def _source_entries(tree: ast.AST) -> list[ast.expr]:

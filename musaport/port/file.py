@@ -47,18 +47,28 @@ _CUDA_API = re.compile(
 # rules/data/keep_cuda_names.txt with its reason, and a name the file declares itself is the project's.
 _CUDA_SPELLING = re.compile(
     r"cuda\w*|cu[A-Z]\w*|CU_\w+|CUDA_\w+|nv_\w+|__nv\w*|THC\w*|nvshmem\w*|NVSHMEM\w*|make_cuda\w*")
-# Include paths of CUDA, its libraries and NVIDIA: a cuda/, THC/ or nvtx3/ folder (libcu++'s <cuda/atomic>),
-# or a toolkit header by its bare name (<nvshmem.h>, <cudnn.h>, <nvToolsExt.h>); a header in a folder of the
-# tree (<ATen/ops/cudnn_batch_norm.h>, <torch/csrc/musa/nccl.h>) is the tree's own.
+# Include paths of CUDA, its libraries and NVIDIA: a cuda/, THC/, nvtx3/, crt/ or cooperative_groups/ folder
+# (libcu++'s <cuda/atomic>), a toolkit header by its bare name (<nvshmem.h>, <cudnn.h>, <nvToolsExt.h>), or one of
+# the toolkit's headers whose names hold no CUDA word (<cooperative_groups.h>, "device_launch_parameters.h",
+# <sm_60_atomic_functions.h>, <vector_types.h>: nvcc's include folder has them, the naming facts give them no
+# MUSA name); a header in a folder of the tree (<ATen/ops/cudnn_batch_norm.h>, <torch/csrc/musa/nccl.h>) is the
+# tree's own.
+_TOOLKIT_PLAIN_HEADERS = (
+    r"cooperative_groups\.h|device_launch_parameters\.h|device_functions\.h|device_atomic_functions\.h"
+    r"|device_double_functions\.h|sm_\d+_\w+\.h|vector_types\.h|vector_functions\.h|driver_types\.h"
+    r"|builtin_types\.h|host_defines\.h|texture_types\.h|surface_types\.h|texture_fetch_functions\.h"
+    r"|math_constants\.h|nvfunctional")
 _CUDA_INCLUDE = re.compile(
-    r"[<\"](?:(?:cuda|THC|nvtx3)/[^>\"]*|(?:cuda|cu[A-Z]|cublas|cusparse|cusolver|curand|cufft|cudnn|cupti|nccl"
-    r"|nvshmem|nvrtc|nvToolsExt|nvtx|nvml|nvjpeg|nv_)[^/>\"]*)[>\"]")
+    r"[<\"](?:(?:cuda|THC|nvtx3|crt|cooperative_groups)/[^>\"]*|(?:cuda|cu[A-Z]|cublas|cusparse|cusolver|curand"
+    r"|cufft|cudnn|cupti|nccl|nvshmem|nvrtc|nvToolsExt|nvtx|nvml|nvjpeg|nv_)[^/>\"]*"
+    rf"|(?:{_TOOLKIT_PLAIN_HEADERS}))[>\"]")
 
 # Every vocabulary name and every _CUDA_API or _CUDA_SPELLING spelling starts with one of these.
 # CUTLASS and CuTe are found by their namespaces and counted per first member (cutlass::gemm).
 _CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp|THC|make_cuda)\w*")
 _MEMBER = re.compile(r"::\w+")
 
+LEGACY_THC = "THC (PyTorch before 1.11)"
 # The library families an unmapped name belongs to, by spelling; the first match wins.
 FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (family, re.compile(pattern))
@@ -75,6 +85,9 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("cuFile", r"(?:cuFile|CUfile|CU_FILE_)\w*"),
         ("cuDSS", r"(?:cudss|CUDSS)\w*"),
         ("CUTLASS/CuTe", r"(?:cutlass::|cute::|CUTLASS_|CUTE_)\w*"),
+        # PyTorch's own CUDA layer before 1.11 (THCState, THCudaMalloc, THCudaBlas_Sgemm, <THC/THC.h>): gone from
+        # PyTorch itself, so its code is ported to ATen/c10 first, not renamed; THCP* are torch/csrc's bindings.
+        (LEGACY_THC, r"[<\"]THC/[^>\"]*[>\"]|THC(?!P)\w*"),
     )
 )
 OTHER_FAMILY = "CUDA toolkit"

@@ -46,21 +46,28 @@ class PythonPort:
 
     pack: Pack
     modules: tuple[tuple[str, str], ...] = ()
+    renames: tuple[tuple[str, str], ...] = ()  # the run's file renames, which a JIT build's source paths follow
 
     def digest(self) -> str:
-        """For the cache key: a changed pack or module rename re-ports every Python file."""
-        return hashlib.sha256(json.dumps([self.pack.digest, list(self.modules)]).encode()).hexdigest()
+        """For the cache key: a changed pack, module rename or file rename re-ports every Python file."""
+        return hashlib.sha256(json.dumps([self.pack.digest, list(self.modules), list(self.renames)])
+                              .encode()).hexdigest()
 
     def __call__(self, task: Task, data: bytes) -> FileResult | None:
         """The run's porter hook: this port's result for a ``.py`` task (None: not a Python file)."""
         if not task.src.endswith(PY_SUFFIX):
             return None
-        return port_python(data, task.src, task.out, self.pack, dict(self.modules))
+        return port_python(data, task.src, task.out, self.pack, dict(self.modules), dict(self.renames))
 
 
-def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, str] | None = None) -> FileResult:
+def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, str] | None = None,
+                renames: dict[str, str] | None = None) -> FileResult:
     """One Python file ported: PORTED with a provenance line, UNCHANGED, or COPIED (already a port);
-    never FAILED for its content (a file LibCST cannot parse is copied unchanged, with a warning)."""
+    never FAILED for its content (a file LibCST cannot parse is copied unchanged, with a warning).
+
+    A module that builds its extension when it runs (``torch.utils.cpp_extension.load``) first has its
+    source paths follow the port's file ``renames``, as setup.py's do (``extension.buildfiles.port_jit_paths``).
+    """
     digest = sha256(data)
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]  # PEP 263's cookie, or UTF-8
@@ -74,7 +81,10 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
                           warnings=(f"line 1: its encoding cannot be read ({exc}); copied unchanged (not ported)",))
     if _provenance_line(text):
         return FileResult(src, out, FileStatus.COPIED, digest, digest, data=data)
-    if not _may_use_cuda(text, modules or {}):
+    jit = _jit_paths(text, src, renames or {}) if len(data) <= MAX_PYTHON_BYTES else None
+    if jit is not None:
+        original, text = text, jit.text
+    if not _may_use_cuda(text, modules or {}) and jit is None:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data)
     if len(data) > MAX_PYTHON_BYTES:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
@@ -95,10 +105,25 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, data=data,
                           warnings=(f"line {exc.line}: LibCST cannot parse it ({_short(exc.message)}); "
                                     "copied unchanged (not ported)",))
+    if jit is not None:  # the two ports edit strings in place, so the lines of their findings agree
+        fired = dict(jit.fired)
+        for rule, n in ported.fired.items():
+            fired[rule] = fired.get(rule, 0) + n
+        findings = tuple(sorted((*jit.findings, *ported.findings), key=lambda f: (f.line, f.rule, f.text)))
+        ported, text = replace(ported, fired=dict(sorted(fired.items())), findings=findings), original
     if ported.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, findings=ported.findings, data=data)
     new = with_provenance(ported.text, src, digest).encode(encoding)
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
+
+
+def _jit_paths(text: str, src: str, renames: dict[str, str]):
+    """``text`` with a JIT build's source paths following the port (None: the module builds nothing)."""
+    if "cpp_extension" not in text:
+        return None
+    from musaport.extension.buildfiles import Paths, port_jit_paths
+
+    return port_jit_paths(text, src.rpartition("/")[0], Paths.of(renames, frozenset()))
 
 
 def _python_problem(text: str, src: str) -> str:
@@ -212,9 +237,10 @@ def project_renames(source: Path, build_files: tuple[str, ...], ported: dict[str
     return tuple(sorted(found.items()))
 
 
-def python_port(modules: tuple[tuple[str, str], ...] = ()) -> PythonPort:
-    """The port of a run: the bundled pack and the project's module renames."""
-    return PythonPort(load(), modules)
+def python_port(modules: tuple[tuple[str, str], ...] = (),
+                renames: tuple[tuple[str, str], ...] = ()) -> PythonPort:
+    """The port of a run: the bundled pack, the project's module renames and its file renames."""
+    return PythonPort(load(), modules, renames)
 
 
 def of_discovery(source: Path, discovery: "Discovery") -> tuple[PythonPort, tuple[Found, ...]]:
@@ -235,5 +261,5 @@ def of_discovery(source: Path, discovery: "Discovery") -> tuple[PythonPort, tupl
                 ported[rel] = port_build_file(source, rel, rename_dirs(rel), paths).data or b""
             except Exception:  # noqa: BLE001 - the generation step ports it again and reports the failure
                 continue
-    port = python_port(project_renames(source, discovery.build_files, ported))
+    port = python_port(project_renames(source, discovery.build_files, ported), tuple(sorted(paths.files.items())))
     return port, python_files(discovery.files, discovery.build_files)
