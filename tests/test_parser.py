@@ -127,11 +127,13 @@ classy; class{}; struct Q : ::x {};"""
 def test_type_and_dispatch_heads_match_as_finditer_does() -> None:
     """The scan finds type heads and dispatch declarations by their literal first: the same matches as the
     whole patterns' finditer, which their leading assertions make slow."""
+    from musaport.cpp.text import from_heads
     from musaport.ops import scan
 
     for head, pattern in ((scan._TYPE_WORD, scan._TYPE_HEAD), (scan._DISPATCH_WORD, scan._DISPATCH_DECL)):
-        assert [m.span() for m in scan._from_heads(head, pattern, TYPES)] == [m.span() for m in
-                                                                             pattern.finditer(TYPES)]
+        assert [m.span() for m in from_heads(head, pattern, TYPES)] == [m.span() for m in pattern.finditer(TYPES)]
+        assert [m.span() for m in from_heads(head, pattern, TYPES, 40, 200)] == [
+            m.span() for m in pattern.finditer(TYPES, 40, 200)]  # within bounds, as a rule's window is searched
     assert [d.name for d in scan.type_bodies(TYPES)] == ["S", "C", "In", "Q"]
     assert scan.dispatch_declarations(TYPES) == ("a_stub", "b_stub")
 

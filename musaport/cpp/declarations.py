@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from musaport.cpp.parser import MASK
+from musaport.cpp.text import from_heads
 
 # Declarations, found by the tokens around a name (a regex approximation of C++,
 # good enough to tell a project's own names from the toolkit's).
@@ -47,15 +48,9 @@ def declared_names(text: str, code: str, names: set[str] | frozenset[str]) -> se
     # Where a name starts is found first, then the whole pattern tried there: its leading lookbehind keeps
     # the engine from skipping ahead to a name. The same matches as ``ident.finditer(code)``.
     head, ident = re.compile(alternatives), re.compile(r"(?<![\w])(?:" + alternatives + r")(?![\w])")
-    pos = 0
-    while (cand := head.search(code, pos)) is not None:
-        m = ident.match(code, cand.start())
-        if m is None:
-            pos = cand.start() + 1
-            continue
+    for m in from_heads(head, ident, code):
         if m.group(0) not in found and _declares(code, m.start(), m.end()):
             found.add(m.group(0))
-        pos = m.end()
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from typing import Iterator
 
 from musaport.cpp.parser import CODE
 
@@ -59,3 +60,25 @@ class LineIndex:
         self.line += self.text.count("\n", self.pos, offset)
         self.pos = offset
         return self.line
+
+
+def from_heads(head: re.Pattern[str], pattern: re.Pattern[str], text: str, start: int = 0,
+               end: int | None = None) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text, start, end)``, for a pattern whose every match starts where ``head`` matches
+    (a literal after zero-width assertions, the names a pattern alternates between).
+
+    Why: a pattern that starts with a lookbehind or an optional group is tried by the engine at every
+    character of the text; ``head`` finds the candidates at C speed and the pattern is tried there only.
+    """
+    end = len(text) if end is None else end
+    pos = start
+    while pos <= end:
+        cand = head.search(text, pos, end)
+        if cand is None:
+            return
+        m = pattern.match(text, cand.start(), end)
+        if m is None:
+            pos = cand.start() + 1
+            continue
+        yield m
+        pos = m.end() if m.end() > m.start() else m.end() + 1

@@ -16,13 +16,13 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from musaport import jsoncache
 from musaport.children import tied_to_this_process
 from musaport.cpp.parser import Parsed, masked, parse
 from musaport.cpp.structure import Structure, structure
-from musaport.cpp.text import CODE_ONLY, LineIndex, matching
+from musaport.cpp.text import CODE_ONLY, LineIndex, from_heads, matching
 from musaport.cpp.tokens import Tokens, lex_many
 from musaport.outdir import OPERATOR_SCAN, scan_facts
 from musaport.resources import user_cache
@@ -42,7 +42,7 @@ _LAST_WORD = re.compile(r"(\w+)\s*$")
 # ``struct UniformStub {``, ``class Foo final : public Bar {``: a type whose body the model may follow.
 _TYPE_HEAD = re.compile(r"(?<!enum )\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?(?::(?!:)[^{};()]*)?\{")
 # Where a match of _TYPE_HEAD or _DISPATCH_DECL can start: their leading assertions keep the regex engine from
-# skipping ahead to a literal, so the literal is found first and the whole pattern tried there (see _from_heads).
+# skipping ahead to a literal, so the literal is found first and the whole pattern tried there (see cpp.text.from_heads).
 _TYPE_WORD = re.compile(r"struct|class")
 _DISPATCH_WORD = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH")
 SCAN_VERSION = 8
@@ -131,7 +131,7 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
     """
     lines = LineIndex(code)
     found = []
-    for m in _from_heads(_TYPE_WORD, _TYPE_HEAD, code):
+    for m in from_heads(_TYPE_WORD, _TYPE_HEAD, code):
         brace = m.end() - 1
         end = matching(code, brace)
         if end > 0:
@@ -140,24 +140,11 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
     return tuple(found)
 
 
-def _from_heads(head: re.Pattern[str], pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)``, for a pattern whose every match starts with a match of ``head`` (a literal
-    after zero-width assertions): the engine finds the literal at C speed and tries ``pattern`` there only."""
-    pos = 0
-    while (cand := head.search(text, pos)) is not None:
-        m = pattern.match(text, cand.start())
-        if m is None:
-            pos = cand.start() + 1
-            continue
-        yield m
-        pos = m.end() if m.end() > m.start() else m.end() + 1
-
-
 def dispatch_declarations(code: str) -> tuple[str, ...]:
     """The stubs of ``DECLARE_DISPATCH(void (*)(TensorIterator&, int64_t), name)`` and
     ``DEFINE_DISPATCH(name)``: the last word inside the parentheses (the function type has commas)."""
     found = []
-    for m in _from_heads(_DISPATCH_WORD, _DISPATCH_DECL, code):
+    for m in from_heads(_DISPATCH_WORD, _DISPATCH_DECL, code):
         if "#" in code[code.rfind("\n", 0, m.start()) + 1 : m.start()]:  # the macro's own #define
             continue
         close = matching(code, m.end() - 1)

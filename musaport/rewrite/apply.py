@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from musaport.cpp.parser import CODE, MASK, Parsed, Span, context_at, masked
-from musaport.cpp.text import LineIndex
+from musaport.cpp.text import LineIndex, from_heads
 from musaport.rewrite.rules import Rule
 
 
@@ -184,17 +184,7 @@ def matches(rule: Rule, view: str, windows: list[tuple[int, int]]) -> Iterator[r
         if rule.scan is None:
             yield from rule.regex.finditer(view, start, end)
             continue
-        pos = start
-        while pos <= end:
-            cand = rule.scan.search(view, pos, end)
-            if cand is None:
-                break
-            m = rule.regex.match(view, cand.start(), end)
-            if m is None:
-                pos = cand.start() + 1
-                continue
-            yield m
-            pos = m.end() if m.end() > m.start() else m.end() + 1
+        yield from from_heads(rule.scan, rule.regex, view, start, end)
 
 
 def needle_lines(view: str, needles: tuple[str, ...], start: int, end: int) -> list[tuple[int, int]]:
