@@ -51,14 +51,7 @@ def test_a_run_scans_what_it_ported_from_the_port(tmp_path: Path, monkeypatch) -
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # a user cache that never saw them
     src = tmp_path / "pytorch"
     shutil.copytree(FIXTURE_TREE, src)
-    lexed: list[str] = []
-    real = scan.file_facts
-
-    def counting(path, data, tokens=None):
-        lexed.append(path)
-        return real(path, data, tokens)
-
-    monkeypatch.setattr(scan, "file_facts", counting)
+    lexed = _lexing(monkeypatch)
     out = tmp_path / "out"
     opts = Options(src, out, default_layout(), tuple(default_packs()), jobs=1, generation=OperatorFiles())
     assert run(opts, load_config(opts)).return_code == 0
