@@ -21,8 +21,8 @@ import click
 from musaport import __version__
 from musaport.errors import EXIT_FAILED, EXIT_TERMINATED, EXIT_USAGE, LoadError, Terminated, ToolError, handle_sigterm
 from musaport.outdir import OutDir
-from musaport.resources import (default_fixture_tree, default_layout, default_packs, extension_packs, optional_pack,
-                                optional_packs)
+from musaport.resources import (default_fixture_tree, default_layout, extension_packs, optional_pack, optional_packs,
+                                run_packs)
 
 if TYPE_CHECKING:
     from musaport.ops.inputs import GenerateOptions
@@ -205,8 +205,7 @@ def _packs(rules: tuple[Path, ...], packs: tuple[str, ...], extension: bool = Fa
         optional = tuple(optional_pack(p) for p in packs)
     except FileNotFoundError as exc:
         fail(str(exc))
-    every = tuple(default_packs()) + optional + (tuple(extension_packs()) if extension else ()) + rules
-    return tuple(dict.fromkeys(every))  # a pack given twice (--pack x --pack x) is loaded once
+    return run_packs(optional, extension, rules)
 
 
 class PackChoice(click.Choice):

@@ -30,6 +30,14 @@ def default_packs() -> list[Path]:
     return sorted((data_dir("rules") / "packs").glob("*.yaml"))
 
 
+def run_packs(optional: tuple[Path, ...] = (), extension: bool = False, rules: tuple[Path, ...] = ()
+              ) -> tuple[Path, ...]:
+    """The packs of a run, in their order: the bundled ones, the optional ones asked for, the extension
+    packs (``run --src`` only), then the user's; each once (a pack given twice is loaded once)."""
+    every = (*default_packs(), *optional, *(extension_packs() if extension else ()), *rules)
+    return tuple(dict.fromkeys(every))
+
+
 def optional_packs() -> list[str]:
     """The names of the opt-in packs in rules/optional (``--pack`` offers them)."""
     return sorted(p.stem for p in (data_dir("rules") / "optional").glob("*.yaml"))

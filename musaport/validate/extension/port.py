@@ -13,7 +13,7 @@ from pathlib import Path
 
 from musaport.errors import LoadError
 from musaport.outdir import OutDir
-from musaport.resources import default_packs, extension_packs
+from musaport.resources import run_packs
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,7 @@ def port_project(source: Path, out: OutDir, jobs: int) -> Ported:
     from musaport.extension.generate import extension_options
     from musaport.port.run import run
 
-    packs = tuple(dict.fromkeys([*default_packs(), *extension_packs()]))
-    opts, config = extension_options(source, out.root, packs, jobs)
+    opts, config = extension_options(source, out.root, run_packs(extension=True), jobs)
     report = run(opts, config)
     if report.return_code:
         why = "; ".join([*(f"{f.src}: {'; '.join(f.warnings)}" for f in report.failed[:3]),

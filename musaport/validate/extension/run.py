@@ -97,7 +97,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     tracer = Tracer(out)
     state = out.work("extension")
 
-    log(f"musaport: phase {first + 0} of {phases}: compile every ported file against the real torch")
+    log(f"musaport: phase {first} of {phases}: compile every ported file against the real torch")
     try:
         outcomes = phase_compile.compile_phase(out, pt, device.torch_include, device.python, jobs, progress)
     except LoadError:
