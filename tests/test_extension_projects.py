@@ -30,7 +30,7 @@ TREE = "generated_cuda_compatible"
 PROJECTS = {
     "Deformable-DETR": ("Deformable-DETR-", "models/ops", set()),
     "causal-conv1d": ("causal-conv1d-", "", set()),
-    "mamba": ("mamba-", "", {"cuda", "<cuda/std/type_traits>"}),
+    "mamba": ("mamba-", "", set()),
     "pytorch_spline_conv": ("pytorch_spline_conv-", "", set()),
     "detectron2": ("detectron2-", "", set()),
     "torch-harmonics": ("torch-harmonics-", "", {"<cuda/barrier>"}),

@@ -31,7 +31,7 @@ def body(result) -> bytes:
         "/* cudaStream_t */ int Cutoff = 3;\n",
         "int cuttlefish_logging = 0; float cudaMallocCount;\n",
         "#include <cub/cub.cuh>\n#include <thrust/sort.h>\n",
-        "::cuda::std::tuple<int> t; cuda::std::pair<int, int> p;\n",
+        "cuda::atomic<int, cuda::thread_scope_device> a; cuda::barrier<cuda::thread_scope_block> b;\n",
         "case DeviceType::CUDA: return 1;\n",
         "AT_DISPATCH_ALL_TYPES(t, \"abs_cuda\", [&] {});\n",
         "__global__ void k(float* x) { __syncthreads(); x[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.f, 1); }\n",
@@ -46,6 +46,15 @@ def test_must_not_change(source: str) -> None:
 def test_rewrites_code_and_keeps_strings() -> None:
     source = b'cudaStream_t s; cudaMalloc(&p, n); TORCH_CHECK(x.is_cuda(), "cudaMalloc: is_cuda()");\n'
     assert body(port(source)) == b'musaStream_t s; musaMalloc(&p, n); TORCH_CHECK(x.is_privateuseone(), "cudaMalloc: is_cuda()");\n'
+
+
+def test_libcuxx_standard_library_becomes_musa_std() -> None:
+    """libcu++'s standard half has MUSA headers and a namespace of its own; the rest of libcu++ stays."""
+    source = (b"#include <cuda/std/type_traits>\n#include <cuda/barrier>\n"
+              b"typename ::cuda::std::enable_if<cuda::std::is_integral<T>::value>::type f(); cuda::barrier<S> b;\n")
+    assert body(port(source)) == (b"#include <musa/std/type_traits>\n#include <cuda/barrier>\n"
+                                  b"typename ::musa::std::enable_if<musa::std::is_integral<T>::value>::type f(); "
+                                  b"cuda::barrier<S> b;\n")
 
 
 def test_crlf_stays_crlf() -> None:

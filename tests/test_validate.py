@@ -137,7 +137,7 @@ def test_kernel_faults_in_the_device_build(run_mode, workers: str) -> None:
 # The fixtures that exercise plain mode, its promotion to fibers at a barrier or warp operation,
 # shared memory and faults.
 AS_DEVICE = ["elementwise", "grid_stride", "block_reduce", "warp_reduce", "softmax", "dynamic_shared",
-             "cub_block_scan", "cub_warp_shuffle", "trap_early_exit", "kernel_faults"]
+             "cub_block_scan", "cub_warp_shuffle", "libcuxx_std", "trap_early_exit", "kernel_faults"]
 LOADER = r"""
 #include <dlfcn.h>
 #include <cstdio>
