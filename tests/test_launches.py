@@ -20,6 +20,9 @@ from musaport.cpp.parser import parse
          "#define L(N) musaport_launch(g, b, 0, 0, [&]() { k<T, N>  \\\n    (x); });"),
         ("#define H \\\n  k<A,  \\\n    B>  \\\n  <<<g, b, 0, s>>>(  \\\n   x, y);",
          "#define H \\\n  musaport_launch(g, b, 0, s, [&]() { k<A,  \\\n    B>(  \\\n   x, y); });"),
+        # the kernel's name on a line of its own, its template arguments on the next (DepthwiseConv3d.cu)
+        ("#define D \\\n    kern                \\\n    <T, A, (k)>         \\\n      <<<g, b, (m), s>>>(  \\\n  x);",
+         "#define D \\\n    musaport_launch(g, b, (m), s, [&]() { kern                \\\n    <T, A, (k)>(  \\\n  x); });"),
     ],
 )
 def test_launch_becomes_a_call(before: str, after: str) -> None:

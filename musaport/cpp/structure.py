@@ -125,9 +125,7 @@ def _callee_before(code: str, pos: int) -> str:
 
 def callee_start(code: str, pos: int) -> int:
     """Where ``name<targs>`` (balanced angle brackets) before ``pos`` begins."""
-    i = pos
-    while i > 0 and (code[i - 1].isspace() or code.startswith("\\\n", i - 1)):
-        i -= 1  # spaces, and the '\' that continues a macro's line
+    i = _blanks_before(code, pos)
     depth = 0
     while i > 0:
         ch = code[i - 1]
@@ -135,7 +133,18 @@ def callee_start(code: str, pos: int) -> int:
             depth += 1
         elif ch == "<" and depth:
             depth -= 1
+            if depth == 0:  # the name may stand on a line of its own before its template arguments
+                i = _blanks_before(code, i - 1)
+                continue
         elif depth == 0 and not (ch.isalnum() or ch in "_:"):
             break
+        i -= 1
+    return i
+
+
+def _blanks_before(code: str, pos: int) -> int:
+    """Where the spaces, and the '\\' that continues a macro's line, before ``pos`` begin."""
+    i = pos
+    while i > 0 and (code[i - 1].isspace() or code.startswith("\\\n", i - 1)):
         i -= 1
     return i
