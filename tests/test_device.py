@@ -316,6 +316,38 @@ def test_a_library_the_shim_only_declares_is_a_stub_that_says_so(torch_env, port
     assert done.returncode == 0 and done.stdout.strip() == "3.0", done.stderr[-2000:]
 
 
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_cudnn_function_the_port_leaves_out_is_a_stub_that_says_so(torch_env, ported_260: Path, cmake: str,
+                                                                     gxx: str, tmp_path: Path) -> None:
+    """attention.mu calls run_cudnn_SDP_fprop, which only native/cudnn (not ported) defines: the transformer
+    kernels' file left the device, taking _native_multi_head_attention with it. Here TriangularOps.mu gains
+    such a call: it links to a stub that names cuDNN, and tril still runs."""
+    out = tmp_path / "out"
+    shutil.copytree(ported_260, out, symlinks=True)
+    caller = OutDir(out).tree / "aten/src/ATen/native/musa/TriangularOps.mu"
+    caller.write_text(caller.read_text(encoding="utf-8") + "\nnamespace at::native { void run_cudnn_probe(int); }\n"
+                      "namespace musaport_test { void probe() { at::native::run_cudnn_probe(1); } }\n", encoding="utf-8")
+    build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
+    assert build.library is not None, build.figures
+    assert build.operators["tril"].status == "built", build.operators["tril"]
+    stubs = (build.library.parent / "gen" / "unbuilt.cpp").read_text(encoding="utf-8")
+    assert "at::native::run_cudnn_probe(int)" in stubs and "cuDNN is not part of a MUSA build" in stubs
+    done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
+                          "musaport_loader.load(sys.argv[1]); print(torch.tril(torch.ones(2, 2).to('musa')).sum().item())")
+    assert done.returncode == 0 and done.stdout.strip() == "3.0", done.stderr[-2000:]
+
+
+def test_only_cudnn_functions_and_the_shims_declarations_become_library_stubs() -> None:
+    from musaport.validate.backend.backend import declared_only
+
+    assert "cuDNN" in declared_only("_ZN2at6native19cudnn_is_acceptableERKNS_6TensorE")
+    assert "muSPARSE" in declared_only("_Z20musparseDestroyDnMatP18musparseDnMatDescr")
+    assert declared_only("_ZN2at6native7add_outERKNS_6TensorE") == ""  # at::native::add_out(at::Tensor const&)
+    assert declared_only("_ZN2at4musa5cudnnEv") == ""  # at::musa::cudnn(): not at::native
+
+
 def test_stub_messages_are_c_string_literals() -> None:
     from musaport.validate.backend.backend import c_string
 

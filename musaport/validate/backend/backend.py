@@ -361,15 +361,25 @@ _NOT_FUNCTIONS = ("vtable for ", "VTT for ", "typeinfo for ", "typeinfo name for
 # the build (SparseMUSATensorMath.mu has COO addition beside its muSPARSE products) and only the
 # operators that reach the library fail.
 DECLARED_ONLY = {"musparse": "muSPARSE's kernels are declared by the shim (musparse.h), not implemented"}
+# Functions of a vendor library the port is built without (the layout's vendor folders, AT_CUDNN_ENABLED 0):
+# CUDA's kernels call them behind a runtime check, and PyTorch's own build without the library defines
+# them to raise (native/cudnn/MHA.cpp's run_cudnn_SDP_fprop and _bprop, which attention.cu calls). Their
+# names say the library; a call links to a stub that raises, so the callers' files (the transformer
+# kernels, _native_multi_head_attention's) stay in the build.
+WITHOUT_VENDOR = {re.compile(r"^at::native::\w*cudnn\w*\(", re.I):
+                  "cuDNN is not part of a MUSA build (aten/src/ATen/native/cudnn is not ported); "
+                  "PyTorch built without cuDNN raises here too"}
 
 
 def declared_only(mangled: str) -> str:
-    """Why a function the shim only declares has no definition ('' for any other symbol)."""
+    """Why a function the shim only declares, or a vendor library the port leaves out would define, has
+    no definition ('' for any other symbol)."""
     try:
         name = demangle(mangled)
     except SymbolError:
         return ""
-    return next((why for prefix, why in DECLARED_ONLY.items() if name.startswith(prefix)), "")
+    return next((why for prefix, why in DECLARED_ONLY.items() if name.startswith(prefix)), "") or next(
+        (why for pattern, why in WITHOUT_VENDOR.items() if pattern.match(name)), "")
 
 
 def _is_function(mangled: str) -> bool:
