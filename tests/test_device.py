@@ -293,47 +293,39 @@ def test_a_function_whose_file_does_not_compile_is_a_stub_not_an_outage(torch_en
     assert done.returncode == 0 and done.stdout.strip() == "3.0", done.stderr[-2000:]
 
 
-@pytest.mark.shared
-@pytest.mark.torch
-@pytest.mark.compiles
-def test_a_library_the_shim_only_declares_is_a_stub_that_says_so(torch_env, ported_260: Path, cmake: str, gxx: str,
-                                                                 tmp_path: Path) -> None:
-    """SparseMUSATensorMath.mu holds COO addition beside products through muSPARSE, whose API the shim
-    declares without kernels: the file was dropped whole for the link. Here TriangularOps.mu (tril) gains a
-    muSPARSE call: it links to a stub that names the library, and tril still runs."""
-    out = tmp_path / "out"
-    shutil.copytree(ported_260, out, symlinks=True)
-    caller = OutDir(out).tree / "aten/src/ATen/native/musa/TriangularOps.mu"
-    caller.write_text(caller.read_text(encoding="utf-8") + "\n#include <musparse.h>\n"
-                      "namespace musaport_test { void drop() { musparseDestroyDnMat(nullptr); } }\n", encoding="utf-8")
-    build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
-    assert build.library is not None, build.figures
-    assert build.operators["tril"].status == "built", build.operators["tril"]
-    stubs = (build.library.parent / "gen" / "unbuilt.cpp").read_text(encoding="utf-8")
-    assert "musparseDestroyDnMat(musparseDnMatDescr*)" in stubs and "declared by the shim (musparse.h)" in stubs
-    done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
-                          "musaport_loader.load(sys.argv[1]); print(torch.tril(torch.ones(2, 2).to('musa')).sum().item())")
-    assert done.returncode == 0 and done.stdout.strip() == "3.0", done.stderr[-2000:]
+# A call added to TriangularOps.mu (tril) of a function no ported file defines, the stub it links to, and its reason.
+NO_DEFINITION = {
+    # SparseMUSATensorMath.mu holds COO addition beside products through muSPARSE, whose API the shim
+    # declares without kernels: the file was dropped whole for the link.
+    "muSPARSE, which the shim declares": (
+        "#include <musparse.h>\nnamespace musaport_test { void drop() { musparseDestroyDnMat(nullptr); } }\n",
+        "musparseDestroyDnMat(musparseDnMatDescr*)", "declared by the shim (musparse.h)"),
+    # attention.mu calls run_cudnn_SDP_fprop, which only native/cudnn (not ported) defines: the transformer
+    # kernels' file left the device, taking _native_multi_head_attention with it.
+    "cuDNN, which the port leaves out": (
+        "namespace at::native { void run_cudnn_probe(int); }\n"
+        "namespace musaport_test { void probe() { at::native::run_cudnn_probe(1); } }\n",
+        "at::native::run_cudnn_probe(int)", "cuDNN is not part of a MUSA build"),
+}
 
 
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles
-def test_a_cudnn_function_the_port_leaves_out_is_a_stub_that_says_so(torch_env, ported_260: Path, cmake: str,
-                                                                     gxx: str, tmp_path: Path) -> None:
-    """attention.mu calls run_cudnn_SDP_fprop, which only native/cudnn (not ported) defines: the transformer
-    kernels' file left the device, taking _native_multi_head_attention with it. Here TriangularOps.mu gains
-    such a call: it links to a stub that names cuDNN, and tril still runs."""
+@pytest.mark.parametrize("library", list(NO_DEFINITION))
+def test_a_library_function_nothing_defines_is_a_stub_that_names_the_library(
+        library: str, torch_env, ported_260: Path, cmake: str, gxx: str, tmp_path: Path) -> None:
+    """The file that calls it stays in the device, the call links to a stub that says why, and tril still runs."""
+    call, stub, reason = NO_DEFINITION[library]
     out = tmp_path / "out"
     shutil.copytree(ported_260, out, symlinks=True)
     caller = OutDir(out).tree / "aten/src/ATen/native/musa/TriangularOps.mu"
-    caller.write_text(caller.read_text(encoding="utf-8") + "\nnamespace at::native { void run_cudnn_probe(int); }\n"
-                      "namespace musaport_test { void probe() { at::native::run_cudnn_probe(1); } }\n", encoding="utf-8")
+    caller.write_text(caller.read_text(encoding="utf-8") + "\n" + call, encoding="utf-8")
     build = build_device(OutDir(out), M1, os.cpu_count() or 2, progress=lambda m: None)
     assert build.library is not None, build.figures
     assert build.operators["tril"].status == "built", build.operators["tril"]
     stubs = (build.library.parent / "gen" / "unbuilt.cpp").read_text(encoding="utf-8")
-    assert "at::native::run_cudnn_probe(int)" in stubs and "cuDNN is not part of a MUSA build" in stubs
+    assert stub in stubs and reason in stubs
     done = _python(build, "import sys, torch; sys.path.insert(0, sys.argv[2]); import musaport_loader; "
                           "musaport_loader.load(sys.argv[1]); print(torch.tril(torch.ones(2, 2).to('musa')).sum().item())")
     assert done.returncode == 0 and done.stdout.strip() == "3.0", done.stderr[-2000:]
