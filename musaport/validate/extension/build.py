@@ -150,6 +150,15 @@ def _put(path: Path, data: bytes, origin: Path | None) -> None:
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
+# GCC enforces a rule the GPU compilers (nvcc, and mcc, which is clang-based) do not: a member alias that
+# reuses the name of the template it names (mamba's reverse_scan.cuh: `using WarpReverseScan =
+# WarpReverseScan<T, RAKING_THREADS>;`) is ill-formed with no diagnostic required, and GCC 12 makes it an
+# error that only -fpermissive lowers to a warning (GCC 13 adds -Wno-changes-meaning). A project's kernels
+# are written for those compilers and compiled here by g++, so its .mu files get what they accept.
+# PyTorch's own kernels compile without it, and the device build leaves it out.
+GPU_COMPILER_LENIENCY = ["-fpermissive"]
+
+
 def stand_in(state: Path, device: Device) -> Path:
     """The stand-in ``torch_musa`` package, a compiler wrapper through the compiler cache, and the pytest
     plugin, written into ``state/site`` (the folder to put on ``PYTHONPATH``)."""
@@ -159,7 +168,7 @@ def stand_in(state: Path, device: Device) -> Path:
         "extension/torch_musa_init.py.j2", header=text, library=str(device.library),
         loader=str(device.loader_dir)).encode())
     write_atomic(site / "torch_musa/utils/__init__.py", (text + "\n").encode())
-    mu_after = [*(FMA_FLAGS if host_has_fma() else []), *ALIASING_FLAGS, *DEVICE_FLAGS]
+    mu_after = [*(FMA_FLAGS if host_has_fma() else []), *ALIASING_FLAGS, *GPU_COMPILER_LENIENCY, *DEVICE_FLAGS]
     write_atomic(site / "torch_musa/utils/musa_extension.py", render_template(
         "extension/musa_extension.py.j2", header=text, musa_home=str(site),
         include_dirs=[str(staged_shim() / "include"), str(device.view / "aten/src"), str(device.view)],
