@@ -156,6 +156,25 @@ def test_a_cuda_function_needs_the_stubs_its_generic_helpers_call(tmp_path: Path
                                              tuple(f"aten/src/ATen/native/{f}" for f in files))
 
 
+@pytest.mark.parametrize(("line", "kind"), [
+    pytest.param("  cudnnCreate(&handle);", "not-portable", id="calls-cudnn"),
+    pytest.param("  at::native::cudnn_convolution<float>(out);", "not-portable", id="calls-a-template"),
+    # Only a call counts: the 2.6.0 attention kernel compares an enumerator and names cudnn_seed.
+    pytest.param("  if (backend == sdp::SDPBackend::cudnn_attention) { return out; }", "cuda-function",
+                 id="enumerator"),
+    pytest.param("  Tensor cudnn_seed = out;\n  cudnn_seed.zero_();", "cuda-function", id="variable"),
+])
+def test_only_a_call_into_a_vendor_library_makes_a_kernel_not_portable(tmp_path: Path, line: str,
+                                                                       kind: str) -> None:
+    tree = _cuda_function_tree(tmp_path / "tree", "  out.zero_();")
+    bar = tree / "aten/src/ATen/native/cuda/Bar.cpp"
+    bar.write_text(bar.read_text().replace("  finish_bar(out);", line))
+    ported = ["aten/src/ATen/native/cuda/FooKernel.cu", "aten/src/ATen/native/cuda/Bar.cpp"]
+    op = operator_model(tree, OutDir(tmp_path / "out"), ported=ported).operators["bar.out"]
+    assert op.kind == kind, op.reason
+    assert ("cuDNN: no MUSA counterpart" in op.reason) == (kind == "not-portable")
+
+
 def test_a_kernel_defined_in_a_generic_header_is_generic(tmp_path: Path) -> None:
     """``view_as_real`` is defined in ``ATen/native/ComplexHelper.h``, a header the port copies in place:
     libtorch compiles its own copy, so the backend registers that one."""

@@ -210,7 +210,7 @@ def _pasted_definitions(idx: _Index, kernel: str) -> list[tuple[str, Definition]
         for d in idx.invocations.get(path, []):
             args = [a for a in d.names if _word_of(a, kernel, words)]
             names = d.names | {pasted_with(t, a) for t in pasted for a in args}
-            found += [(path, Definition(d.name, d.line, d.end, frozenset(names)))] if args else []
+            found += [(path, Definition(d.name, d.line, d.end, frozenset(names), d.calls))] if args else []
     return found
 
 
@@ -364,11 +364,12 @@ _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # a macro invocation's arguments a
 
 
 def _vendor_check(r: Record, idx: _Index, kernel: str) -> Operator | None:
-    """Not portable when the kernel's own body calls a library MUSA lacks."""
+    """Not portable when the kernel's own body calls a library MUSA lacks (a call: an enumerator
+    ``SDPBackend::cudnn_attention`` or a variable ``cudnn_seed`` says nothing of what the body runs)."""
     for path, d in _definitions(idx, kernel):
         if path not in idx.ported:
             continue
-        for name in sorted(d.names):
+        for name in sorted(d.calls):
             lib = next((lib for prefix, lib in VENDOR_NAMES.items() if name.startswith(prefix)), None)
             if lib:
                 return _op(r, OpKind.NOT_PORTABLE, files=[path],

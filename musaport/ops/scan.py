@@ -31,6 +31,8 @@ _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
 # Names a body can reach: any but ``std::`` ones (``std::max`` is not ``at::native::max``).
 _REACHABLE = re.compile(r"(?<![\w])(?<!std::)[A-Za-z_]\w*")
+# A reachable name that is called: ``f(``, ``f<T>(``; not ``Backend::cudnn_attention`` or ``cudnn_seed.data_ptr()``.
+_CALLED = re.compile(r"(?<![\w])(?<!std::)([A-Za-z_]\w*)\s*(?:<[^;{}()<>]*>\s*)?\(")
 _AFTER_PARAMS = re.compile(r"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|&)*")
 _NOT_FUNCTIONS = frozenset("if for while switch return catch sizeof decltype alignof static_assert defined "
                            "TORCH_CHECK TORCH_INTERNAL_ASSERT AT_DISPATCH_SWITCH".split())
@@ -45,17 +47,23 @@ _TYPE_HEAD = re.compile(r"(?<!enum )\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:fin
 # skipping ahead to a literal, so the literal is found first and the whole pattern tried there (see cpp.text.from_heads).
 _TYPE_WORD = re.compile(r"struct|class")
 _DISPATCH_WORD = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH")
-SCAN_VERSION = 8
+SCAN_VERSION = 9
 
 
 @dataclass(frozen=True)
 class Definition:
-    """A function defined in a file: its name, first line and the identifiers its body names."""
+    """A function defined in a file: its name, first line and the identifiers its body names.
+
+    ``calls``: those of ``names`` the body calls, so that a check for a
+    library's functions is not set off by an enumerator or a variable that
+    merely shares the library's prefix.
+    """
 
     name: str
     line: int
     end: int
     names: frozenset[str]
+    calls: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -82,11 +90,16 @@ class FileFacts:
 
 
 def _defs_json(defs: tuple[Definition, ...]) -> list:
-    return [[d.name, d.line, d.end, " ".join(sorted(d.names))] for d in defs]
+    return [[d.name, d.line, d.end, " ".join(sorted(d.names)), " ".join(sorted(d.calls))] for d in defs]
 
 
 def _defs(rows: list) -> tuple[Definition, ...]:
-    return tuple(Definition(n, a, b, frozenset(s.split())) for n, a, b, s in rows)
+    return tuple(Definition(n, a, b, frozenset(s.split()), frozenset(c.split())) for n, a, b, s, c in rows)
+
+
+def _body_names(code: str, brace: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The identifiers a body names, and those it calls."""
+    return frozenset(_REACHABLE.findall(code, brace, end)), frozenset(_CALLED.findall(code, brace, end))
 
 
 def file_facts(path: str, data: bytes, tokens: Tokens | None = None) -> FileFacts:
@@ -135,8 +148,7 @@ def type_bodies(code: str) -> tuple[Definition, ...]:
         brace = m.end() - 1
         end = matching(code, brace)
         if end > 0:
-            found.append(Definition(m.group(1), lines(m.start()), lines(end),
-                                    frozenset(_REACHABLE.findall(code, brace, end))))
+            found.append(Definition(m.group(1), lines(m.start()), lines(end), *_body_names(code, brace, end)))
     return tuple(found)
 
 
@@ -200,7 +212,7 @@ def definitions(code: str) -> tuple[list[Definition], list[Definition]]:
         body = _body(code, name, params, close)
         if body is not None:
             name, brace, end = body
-            found.append(Definition(name, lines(m.start()), lines(end), frozenset(_REACHABLE.findall(code, brace, end))))
+            found.append(Definition(name, lines(m.start()), lines(end), *_body_names(code, brace, end)))
             pos = end
     return found, invocations
 
