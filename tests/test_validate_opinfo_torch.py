@@ -456,6 +456,50 @@ def test_a_class_for_the_cpu_and_cuda_runs_on_the_device_and_a_cuda_only_one_doe
     assert (result.passed, result.failed, result.skipped, result.errors) == (1, 0, 0, 0), result
 
 
+# The fake device's generator: a counter that a draw advances.
+FAKE_GENERATOR = FAKE_PRIVATEUSE1 + '''
+    state = [0]
+    module.get_rng_state = lambda device="musa": torch.tensor([state[0]], dtype=torch.uint8)
+    module.set_rng_state = lambda new, device="musa": state.__setitem__(0, int(new[0]))
+    module.draw = lambda: state.__setitem__(0, state[0] + 1) or state[0]
+'''
+
+FROZEN_RNG = '''
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase, freeze_rng_state
+
+
+class TestFrozen(TestCase):
+    def test_two_paths_draw_the_same_numbers(self, device):
+        module = getattr(torch, torch.device(device).type)
+        with freeze_rng_state():
+            first = module.draw()
+        with freeze_rng_state():
+            second = module.draw()
+        assert first == second == 1, (first, second)
+
+
+instantiate_device_type_tests(TestFrozen, globals(), only_for=("musa",))
+'''
+
+
+@pytest.mark.torch
+def test_freeze_rng_state_freezes_the_devices_generator(python: Path, tmp_path: Path) -> None:
+    """A test that runs two paths under the framework's freeze_rng_state and compares them (dropout in
+    test_transformers' attention) needs the device's generator restored, as CUDA's is."""
+    from musaport.validate.opinfo.tests import run_test_files
+
+    tree = tmp_path / "tree"
+    (tree / "test").mkdir(parents=True)
+    (tree / "test" / "test_frozen.py").write_text(FROZEN_RNG, encoding="utf-8")
+    loader = tmp_path / "fake_loader.py"
+    loader.write_text(FAKE_GENERATOR, encoding="utf-8")
+    device = Device(python, "musa", loader, tmp_path / "unused.so")
+    [result] = run_test_files(device, tree, tmp_path / "work", ("test_frozen.py",), log=lambda m: None)
+    assert (result.passed, result.failed, result.errors) == (1, 0, 0), result
+
+
 @pytest.mark.torch
 def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted_apart(python: Path,
                                                                                           tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ SkipTest``), which no framework hook reaches, a failed test's outcome line
 names that branch (``cuda_branch``: file, line and text), and the report counts
 such tests apart from the port's failures; so does a failed assertion that
 expects a route libtorch takes for CUDA tensors only (``cuda_route``: the
-convolution backend it selects). A test's ``@skipCUDAIf`` skips it on the
+convolution backend it selects). ``freeze_rng_state`` freezes the device's
+generator as it freezes CUDA's. A test's ``@skipCUDAIf`` skips it on the
 device too, its reason marked as CUDA's, and a test class instantiated only
 for the CPU and CUDA (``only_for=("cpu", "cuda")``) is instantiated for the
 device as well.  A skipped test's line carries its reason.
@@ -138,10 +139,40 @@ def _cuda_platform_lists():
     common_device_type.filter_desired_device_types = filter_desired_device_types
 
 
+def _device_rng_frozen():
+    """``freeze_rng_state`` (the framework's: a test runs two paths under it and compares them, as
+    test_transformers does the math and Python attention with dropout) saves and restores the CPU's
+    generator and CUDA's, not a PrivateUse1 device's; so the device's second path drew other random
+    numbers. It now saves and restores the device's generator as it does CUDA's."""
+    import contextlib
+
+    import torch
+    from torch.testing import _utils
+
+    module = getattr(torch, torch._C._get_privateuse1_backend_name(), None)
+    if not (hasattr(module, "get_rng_state") and hasattr(module, "set_rng_state")):
+        return
+    original = _utils.freeze_rng_state
+
+    @contextlib.contextmanager
+    def freeze_rng_state(*args, **kwargs):
+        with torch.utils._mode_utils.no_dispatch(), torch._C._DisableFuncTorch():
+            state = module.get_rng_state()
+        try:
+            with original(*args, **kwargs):
+                yield
+        finally:
+            with torch.utils._mode_utils.no_dispatch(), torch._C._DisableFuncTorch():
+                module.set_rng_state(state)
+
+    _utils.freeze_rng_state = freeze_rng_state
+
+
 if _privateuse1_loaded():
     _cuda_dtype_choices()
     _cuda_skips()
     _cuda_platform_lists()
+    _device_rng_frozen()
 _OUTCOMES = os.environ.get("MUSAPORT_TEST_OUTCOMES")
 _stream = open(_OUTCOMES, "a", buffering=1, encoding="utf-8") if _OUTCOMES else None  # noqa: SIM115
 
