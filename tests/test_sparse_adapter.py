@@ -1,4 +1,5 @@
-"""The sparse adapter (templates/backend/sparse.cpp.j2): which operators it registers for the device's sparse keys.
+"""The sparse adapter (templates/backend/sparse.cpp.j2): which operators it registers for the device's sparse and
+nested-tensor keys.
 
 An operator whose yaml names one function for the CPU's and CUDA's sparse
 keys runs device-generic code, so a musa sparse tensor is redispatched to the
@@ -40,6 +41,14 @@ YAML = """\
 - func: cpu_only(Tensor self) -> Tensor
   dispatch:
     SparseCPU: cpu_only_sparse
+- func: _nested_tensor_size(Tensor self) -> Tensor
+  variants: method
+  dispatch:
+    NestedTensorCPU, NestedTensorCUDA: _nested_tensor_size
+- func: to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor
+  dispatch:
+    NestedTensorCPU: NestedTensor_to_padded_tensor_generic
+    NestedTensorCUDA: NestedTensor_to_padded_tensor_cuda
 """
 
 
@@ -49,9 +58,11 @@ def test_kernels_the_cpu_and_cuda_sparse_keys_share_redispatch_and_cudas_own_are
         # one function for both keys, spelled on one line or on two
         "SparsePrivateUse1": ("_sparse_coo_tensor_with_dims_and_tensors", "abs.out", "values"),
         "SparseCsrPrivateUse1": ("abs.out",),
-    }  # _coalesce has CUDA's own kernel; cpu_only none for CUDA
-    assert cuda_sparse_kernels(yaml.safe_load(YAML)) == {"SparsePrivateUse1": (("_coalesce", "_coalesce_sparse_cuda"),),
-                                                        "SparseCsrPrivateUse1": ()}
+        "NestedTensorPrivateUse1": ("_nested_tensor_size",),
+    }  # _coalesce and to_padded_tensor have CUDA's own kernels; cpu_only none for CUDA
+    assert cuda_sparse_kernels(yaml.safe_load(YAML)) == {
+        "SparsePrivateUse1": (("_coalesce", "_coalesce_sparse_cuda"),), "SparseCsrPrivateUse1": (),
+        "NestedTensorPrivateUse1": (("to_padded_tensor", "NestedTensor_to_padded_tensor_cuda"),)}
 
 
 def test_the_adapter_registers_each_operator_on_its_key_redispatching_to_the_cpu_key(tmp_path: Path) -> None:
@@ -63,7 +74,8 @@ def test_the_adapter_registers_each_operator_on_its_key_redispatching_to_the_cpu
     (ops / "_coalesce_native.h").write_text("TORCH_API at::Tensor _coalesce_sparse_cuda(const at::Tensor & self);\n")
     text = render_template("backend/sparse.cpp.j2", header="// test", **adapter_values(tree, ops))
     blocks = text.split("TORCH_LIBRARY_IMPL(aten, ")[1:]
-    assert [b.split(",", 1)[0] for b in blocks] == ["SparsePrivateUse1", "SparseCsrPrivateUse1"]
+    assert [b.split(",", 1)[0] for b in blocks] == ["SparsePrivateUse1", "SparseCsrPrivateUse1",
+                                                     "NestedTensorPrivateUse1"]
     assert ('m.impl("abs.out", torch::CppFunction::makeFromBoxedFunction<&redispatch_to_SparseCsrCPU>());'
             in blocks[1])
     assert "cpu_only" not in text and "_coalesce_sparse_cpu" not in text
@@ -87,6 +99,17 @@ def test_on_260_the_shared_sparse_kernels_are_most_of_cudas(pytorch_260: Path) -
     assert {"_sparse_coo_tensor_with_dims_and_tensors", "_to_dense", "_indices", "_values", "sparse_dim",
             "dense_dim", "_nnz", "is_coalesced", "_to_sparse_csr"} <= set(shared["SparsePrivateUse1"])
     assert {"_coalesce", "add.out", "mul.out", "index_select"}.isdisjoint(shared["SparsePrivateUse1"])
+
+
+@pytest.mark.shared
+def test_on_260_most_nested_tensor_kernels_are_shared_and_to_padded_tensor_is_cudas_own(pytorch_260: Path) -> None:
+    """A nested tensor made on the device (_nested_from_padded, the transformer encoder's fast path) has the
+    NestedTensorPrivateUse1 key: most of 2.6.0's nested kernels are one function for the CPU and CUDA."""
+    entries = native_entries(pytorch_260)
+    shared = shared_sparse_operators(entries)["NestedTensorPrivateUse1"]
+    own = dict(cuda_sparse_kernels(entries)["NestedTensorPrivateUse1"])
+    assert {"_nested_tensor_size", "add.Tensor", "linear", "_transformer_encoder_layer_fwd"} <= set(shared)
+    assert own["to_padded_tensor"] == "NestedTensor_to_padded_tensor_cuda" and own["bmm"] == "bmm_nested_cuda"
 
 
 @pytest.mark.parametrize(("params", "bare"), [

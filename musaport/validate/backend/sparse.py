@@ -1,4 +1,5 @@
-"""Sparse tensors on the ``musa`` device: libtorch's device-generic sparse kernels, on the device's sparse keys.
+"""Sparse and nested tensors on the ``musa`` device: libtorch's device-generic kernels for those layouts, on
+the device's layout keys.
 
 A sparse COO tensor on the device has the ``SparsePrivateUse1`` key (a CSR,
 CSC, BSR or BSC one ``SparseCsrPrivateUse1``), and libtorch registers nothing
@@ -18,14 +19,22 @@ The others have a kernel of CUDA's own (``_coalesce``: ``_coalesce_sparse_cuda``
 under the same name in a ported file (``native/sparse/musa/``). The adapter
 declares each such kernel weak and registers it for the device's key when the
 library has it and its C++ type is the operator's (``at::_ops::X::schema``,
-checked by the compiler, so a kernel that takes ``int64_t`` where the
-dispatcher passes ``SymInt`` is left out rather than misregistered). So the
+checked by the compiler; a kernel that takes ``int64_t`` where the schema
+has ``SymInt``, as ``NestedTensor_to_padded_tensor_cuda`` does, is the
+operator's too: the dispatcher passes it concrete sizes as torchgen's
+wrappers do; any other kernel is left out rather than misregistered). So the
 whole device, which compiles every ported file, has them; a device built for
 a few operators does not pull the sparse files in for them, and a sparse
 file that does not compile leaves its operators unregistered, not the build
 broken. The weak declaration is the release's own (its ``*_native.h`` line,
 without default arguments), made before the headers: a kernel the headers
 overload is left out.
+
+A nested tensor is the same case: one made on the device (``_nested_from_padded``,
+the transformer encoder's fast path) has the ``NestedTensorPrivateUse1`` key,
+and the yaml names one function for ``NestedTensorCPU`` and ``NestedTensorCUDA``
+for most nested operators, CUDA's own kernel (``NestedTensor_to_padded_tensor_cuda``)
+for a few.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from musaport.ops.records import native_entries
 SPARSE_KEYS = {
     "SparsePrivateUse1": ("SparseCPU", "SparseCUDA"),
     "SparseCsrPrivateUse1": ("SparseCsrCPU", "SparseCsrCUDA"),
+    "NestedTensorPrivateUse1": ("NestedTensorCPU", "NestedTensorCUDA"),
 }
 
 
