@@ -33,7 +33,7 @@ PROJECTS = {
     "mamba": ("mamba-", "", set()),
     "pytorch_spline_conv": ("pytorch_spline_conv-", "", set()),
     "detectron2": ("detectron2-", "", set()),
-    "torch-harmonics": ("torch-harmonics-", "", {"<cuda/barrier>"}),
+    "torch-harmonics": ("torch-harmonics-", "", set()),
 }
 # What the unmapped scan looks for (the extension issue's list), written here on its own.
 CUDA_NAME = re.compile(r"(?<![\w])(?:cuda\w*|cu[A-Z]\w*|CU_\w+|CUDA_\w+|nv_\w+|__nv\w*|THC\w*|nvshmem\w*|NVSHMEM\w*"

@@ -57,6 +57,21 @@ def test_libcuxx_standard_library_becomes_musa_std() -> None:
                                   b"cuda::barrier<S> b;\n")
 
 
+def test_a_dead_include_of_a_library_musa_lacks_goes_and_the_report_says_so() -> None:
+    """A translation unit that includes libcu++'s barrier or CUTLASS and names nothing of them: the include can
+    only stop a MUSA compiler, so it becomes a comment on its line (later lines keep their numbers), each a
+    finding; a header keeps its includes."""
+    source = b"#include <cuda/barrier>\n#include <cutlass/gemm/device/gemm_grouped.h>\n__global__ void k() {}\n"
+    result = port(source)
+    assert body(result) == (b"// musaport, dead include: #include <cuda/barrier>\n"
+                            b"// musaport, dead include: #include <cutlass/gemm/device/gemm_grouped.h>\n"
+                            b"__global__ void k() {}\n")
+    assert [(f.rule, f.line) for f in result.findings] == [("unused-libcuxx-include", 1),
+                                                           ("unused-cutlass-include", 2)]
+    header = port(source, "aten/src/ATen/native/cuda/X.cuh")
+    assert b"#include <cuda/barrier>\n#include <cutlass/gemm/device/gemm_grouped.h>\n" in header.data
+
+
 def test_crlf_stays_crlf() -> None:
     result = port(b"#include <cuda_runtime.h>\r\ncudaStream_t s;\r\n")
     assert result.data is not None

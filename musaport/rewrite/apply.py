@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from musaport.cpp.parser import CODE, MASK, Parsed, Span, context_at, masked
-from musaport.cpp.text import LineIndex, from_heads
+from musaport.cpp.text import CODE_ONLY, LineIndex, from_heads
 from musaport.rewrite.rules import Rule
 
 
@@ -121,6 +121,8 @@ def rewrite(
     steps: list[tuple[str, tuple[tuple[int, int, str], ...]]] = []
     for rule in rules:
         if not rule.applies_to(path) or (rule.needles and not state.has_any(rule.needles)):
+            continue
+        if rule.unless is not None and rule.unless.search(state.view(CODE_ONLY)):
             continue
         try:
             edits = _find(rule, state, findings)

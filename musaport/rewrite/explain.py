@@ -26,6 +26,8 @@ def explain_rule(rule: Rule) -> str:
         lines.append(f"Only in files matching: {', '.join(rule.files)}")
     if rule.keep_if:
         lines.append(f"Leaves alone matches that match: {rule.keep_if}")
+    if rule.unless_code:
+        lines.append(f"Leaves alone files whose code matches: {rule.unless_code}")
     if rule.tree_has:
         lines.append(f"Only in trees whose {rule.tree_has[0]} matches {rule.tree_has[1]} (or that have no such file)")
     if rule.lossy:

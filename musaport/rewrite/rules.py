@@ -62,6 +62,9 @@ class Rule:
     contexts: frozenset[str] = DEFAULT_CONTEXTS
     files: tuple[str, ...] = ()
     keep_if: str | None = None
+    # The rule leaves alone a file whose code (not its comments, strings or includes) matches this: an
+    # include of a library is dead, and can go, only in a file that names nothing of the library.
+    unless_code: str | None = None
     tree_has: tuple[str, str] | None = None  # (tree-relative file, regex): see for_tree
     lossy: bool = False
     # False: not in a file of PyTorch's own tree that the port re-emits at its own path (a header
@@ -71,6 +74,7 @@ class Rule:
     examples: tuple[Example, ...] = ()
     regex: re.Pattern[str] = field(default=re.compile(""), compare=False, repr=False)
     keep: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    unless: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     needles: tuple[str, ...] = field(default=(), compare=False, repr=False)
     table: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     scan: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
@@ -240,6 +244,7 @@ def _rule(entry: object, path: Path, pack: str, digest: "hashlib._Hash | None", 
         contexts=_contexts(f),
         files=tuple(f.pop("files", [], kind=list, items=str)),
         keep_if=f.pop("keep_if", None, kind=str),
+        unless_code=f.pop("unless_code", None, kind=str),
         tree_has=_tree_has(f),
         lossy=f.pop("lossy", False, kind=bool),
         in_place=f.pop("in_place", True, kind=bool),
@@ -380,6 +385,7 @@ def _compiled(rule: Rule) -> Rule:
     try:
         regex = re.compile(rule.pattern, re.MULTILINE)
         keep = re.compile(rule.keep_if) if rule.keep_if else None
+        unless = re.compile(rule.unless_code, re.MULTILINE) if rule.unless_code else None
         if rule.replace is not None:
             regex.sub(rule.replace, "")  # validates group references
     except (re.error, IndexError) as exc:
@@ -388,7 +394,7 @@ def _compiled(rule: Rule) -> Rule:
     # scan is its identifier search.
     scan = (_start_scan(rule.pattern) if rule.unit.declares_pattern else None) or _scan_regex(rule.pattern)
     found = rule.unit.needles(rule)
-    return replace(rule, regex=regex, keep=keep, needles=found, table=dict(rule.names),
+    return replace(rule, regex=regex, keep=keep, unless=unless, needles=found, table=dict(rule.names),
                    scan=scan, words=rule.unit.word_keys(rule, scan), by_line=0 < len(found) <= _LINE_NEEDLES and one_line(rule.pattern),
                    compiled=True)
 
