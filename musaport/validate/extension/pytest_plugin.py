@@ -7,6 +7,15 @@ loads the device library of the PyTorch port (``MUSAPORT_DEVICE_LOADER``,
 ``device="musa"`` work in every test, as importing torch_musa makes them work
 on a MUSA machine.  The tests run under pytest-forked: a test that kills its
 process fails alone.
+
+A project whose package defines Triton kernels (mamba's layer norm) asks
+Triton for a GPU driver when it is imported: ``@triton.autotune`` takes the
+active driver's benchmarker, and with no GPU Triton has none ("0 active
+drivers"), so no test of the project could even be collected. The plugin
+makes a stand-in the active driver (Triton's own ``driver.set_active``) when
+Triton has no driver of its own: importing works, and a test that launches
+a Triton kernel fails with an error that says the emulated device has no
+Triton backend.
 """
 
 import importlib.util
@@ -21,3 +30,41 @@ def pytest_configure(config):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.load(os.environ["MUSAPORT_DEVICE_LIBRARY"])
+    _triton_stand_in()
+
+
+_NO_TRITON = "musaport: the emulated musa device has no Triton backend, so Triton kernels do not run on it"
+
+
+def _triton_stand_in():
+    """Triton's active driver, when Triton is installed and has none of its own: one that lets a module
+    define and autotune kernels at import, and refuses to run them."""
+    try:
+        from triton.backends.driver import DriverBase
+        from triton.runtime.driver import driver
+    except ImportError:
+        return
+    try:
+        driver.active.get_current_target()  # Triton's own driver, if it finds one
+        return
+    except Exception:  # noqa: BLE001 - "0 active drivers" (RuntimeError), or a driver that cannot start
+        pass
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError(_NO_TRITON)
+
+    class EmulatedDevice(DriverBase):
+        @classmethod
+        def is_active(cls):
+            return True
+
+        def get_current_target(self):
+            refuse()
+
+        def get_benchmarker(self):
+            return refuse
+
+        def __getattr__(self, name):  # launching needs the device, its stream, its launcher: none here
+            raise RuntimeError(f"{_NO_TRITON} (Triton asked its driver for {name})")
+
+    driver.set_active(EmulatedDevice())
