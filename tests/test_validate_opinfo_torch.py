@@ -444,16 +444,22 @@ def test_a_class_for_the_cpu_and_cuda_runs_on_the_device_and_a_cuda_only_one_doe
     """only_for=("cpu", "cuda") names the platforms upstream runs device-generic tests on; the device runs
     CUDA's kernels, so such a class is instantiated for it too. A class for CUDA alone, or the CPU alone,
     is not."""
+    result = _on_fake_device(python, tmp_path, "test_platforms.py", PLATFORM_LISTS, FAKE_PRIVATEUSE1)
+    assert (result.passed, result.failed, result.skipped, result.errors) == (1, 0, 0, 0), result
+
+
+def _on_fake_device(python: Path, tmp_path: Path, name: str, text: str, loader_text: str):
+    """The result of test file ``name`` (``text``) run on a fake PrivateUse1 device the loader registers."""
     from musaport.validate.opinfo.tests import run_test_files
 
     tree = tmp_path / "tree"
     (tree / "test").mkdir(parents=True)
-    (tree / "test" / "test_platforms.py").write_text(PLATFORM_LISTS, encoding="utf-8")
+    (tree / "test" / name).write_text(text, encoding="utf-8")
     loader = tmp_path / "fake_loader.py"
-    loader.write_text(FAKE_PRIVATEUSE1, encoding="utf-8")
+    loader.write_text(loader_text, encoding="utf-8")
     device = Device(python, "musa", loader, tmp_path / "unused.so")
-    [result] = run_test_files(device, tree, tmp_path / "work", ("test_platforms.py",), log=lambda m: None)
-    assert (result.passed, result.failed, result.skipped, result.errors) == (1, 0, 0, 0), result
+    [result] = run_test_files(device, tree, tmp_path / "work", (name,), log=lambda m: None)
+    return result
 
 
 # The fake device's generator: a counter that a draw advances.
@@ -488,15 +494,7 @@ instantiate_device_type_tests(TestFrozen, globals(), only_for=("musa",))
 def test_freeze_rng_state_freezes_the_devices_generator(python: Path, tmp_path: Path) -> None:
     """A test that runs two paths under the framework's freeze_rng_state and compares them (dropout in
     test_transformers' attention) needs the device's generator restored, as CUDA's is."""
-    from musaport.validate.opinfo.tests import run_test_files
-
-    tree = tmp_path / "tree"
-    (tree / "test").mkdir(parents=True)
-    (tree / "test" / "test_frozen.py").write_text(FROZEN_RNG, encoding="utf-8")
-    loader = tmp_path / "fake_loader.py"
-    loader.write_text(FAKE_GENERATOR, encoding="utf-8")
-    device = Device(python, "musa", loader, tmp_path / "unused.so")
-    [result] = run_test_files(device, tree, tmp_path / "work", ("test_frozen.py",), log=lambda m: None)
+    result = _on_fake_device(python, tmp_path, "test_frozen.py", FROZEN_RNG, FAKE_GENERATOR)
     assert (result.passed, result.failed, result.errors) == (1, 0, 0), result
 
 
