@@ -14,7 +14,7 @@ from musaport.errors import LoadError
 from musaport.validate.backend.backend import DtypeResult, OpResult, parse_rows
 from musaport.validate.backend.render import rows
 from musaport.validate.backend.samples import load_catalog
-from musaport.validate.cpu.view import cpu_bytes, refresh
+from musaport.validate.cpu.view import EMULATED_ARCH, arch_branches, cpu_bytes, refresh
 from musaport.validate.device.cmake_build import CMakeBuilder, undefined_references
 from musaport.validate.torchwheel import libtorch as lt
 
@@ -245,3 +245,31 @@ def test_m1_operators_run_on_privateuse1_through_the_real_libtorch(ported_260: P
     build = json.loads((out / "validate_backend_report.json").read_text())["build"]
     assert again.returncode == 0 and build["compiled"] == 1 and build["reused"] == build["objects"] - 1, build
     # the one compiled object is the registration: --samples tril registers fewer operators
+
+
+# torch-harmonics' ring attention: four scalar atomic adds below sm_90, the float4 atomicAdd that only sm_90 has above.
+ARCH_SPLIT = b"""\
+#if defined(__MUSA_ARCH__) && __MUSA_ARCH__ < 900
+  constexpr bool DO_SPLIT_VEC = true;
+#else
+  constexpr bool DO_SPLIT_VEC = false;
+#endif
+#ifdef __MUSA_ARCH__
+#endif
+"""
+
+
+def test_an_extensions_architecture_branch_is_the_emulated_devices_own() -> None:
+    """The host pass leaves __MUSA_ARCH__ undefined, which picks the newest architecture's branch; the emulated
+    device reports compute capability 7.0, so an extension's device source takes what 700 selects."""
+    seen = arch_branches(ARCH_SPLIT)
+    assert seen.splitlines()[0] == (b"#if 1 && 700 < 900 // musaport cpu view, device arch 700: "
+                                    b"defined(__MUSA_ARCH__) && __MUSA_ARCH__ < 900")
+    assert seen.splitlines()[1:] == ARCH_SPLIT.splitlines()[1:]  # a host/device test without a number stays
+    assert cpu_bytes(ARCH_SPLIT, EMULATED_ARCH) == seen and cpu_bytes(ARCH_SPLIT) == ARCH_SPLIT
+    assert arch_branches(b"#if __MUSA_ARCH__ >= 800 \\\n  && X\n") == b"#if __MUSA_ARCH__ >= 800 \\\n  && X\n"
+
+
+def test_the_emulated_architecture_is_what_the_shim_reports() -> None:
+    header = (Path(__file__).parents[1] / "musaport/shim/include/musa_runtime_api.h").read_text()
+    assert f"prop->major = {EMULATED_ARCH // 100};" in header and f"prop->minor = {EMULATED_ARCH % 100 // 10};" in header

@@ -16,6 +16,18 @@ host branch that only asserts it is never run (``CUDAMathCompat.h``'s
 it.  On the CPU runtime the device *is* the host, so the view takes the device
 branch of such a conditional (``#if 1``, the lines kept), which a MUSA
 compiler's device pass would take.
+
+A branch chosen by the device's architecture (``#if defined(__MUSA_ARCH__) &&
+__MUSA_ARCH__ < 900``) is device code either way, and the host pass's choice
+(``__MUSA_ARCH__`` undefined) is the newest architecture's, which the
+emulated device is not: torch-harmonics splits a ``float4`` atomic add into
+four below 900 and otherwise calls the vector ``atomicAdd`` that only
+sm_90 has. For an extension's device sources the view evaluates such a
+condition for the architecture the shim reports (``EMULATED_ARCH``: compute
+capability 7.0), the original kept as a comment on the same line. The
+PyTorch port's own files keep the host pass's choice for now: changing it
+changes code in 73 of its files, and the whole device would have to be
+rebuilt and judged again.
 """
 
 from __future__ import annotations
@@ -68,9 +80,38 @@ def _host_branch_only_asserts(lines: list[bytes], at: int) -> bool:
     return bool(_FAILING_ASSERT.fullmatch(code))
 
 
-def cpu_bytes(data: bytes) -> bytes:
-    """One file as the CPU build reads it (LaunchError when a launch cannot be delimited)."""
+# The architecture the shim's device reports (musaGetDeviceProperties: major 7, minor 0), as __MUSA_ARCH__ spells it.
+EMULATED_ARCH = 700
+_ARCH_IF = re.compile(rb"^([ \t]*#[ \t]*(?:if|elif)\b)([^\n]*\b__MUSA_ARCH__[ \t]*\)*[ \t]*(?:[<>]=?|[=!]=)[ \t]*\d[^\n]*)$",
+                      re.M)
+_ARCH_DEFINED = re.compile(rb"\bdefined[ \t]*\([ \t]*__MUSA_ARCH__[ \t]*\)|\bdefined[ \t]+__MUSA_ARCH__\b")
+_ARCH = re.compile(rb"\b__MUSA_ARCH__\b")
+
+
+def arch_branches(data: bytes, arch: int = EMULATED_ARCH) -> bytes:
+    """``data`` with each one-line ``#if``/``#elif`` that compares ``__MUSA_ARCH__`` with a number evaluated
+    for ``arch``: ``defined(__MUSA_ARCH__)`` becomes 1 and ``__MUSA_ARCH__`` the number, the original
+    condition kept as a comment, every line in place."""
+    if b"__MUSA_ARCH__" not in data:
+        return data
+
+    def evaluated(m: re.Match[bytes]) -> bytes:
+        condition = m.group(2)
+        if condition.rstrip().endswith(b"\\") or b"/*" in condition:
+            return m.group(0)
+        code = condition.split(b"//", 1)[0].rstrip()
+        new = _ARCH.sub(str(arch).encode(), _ARCH_DEFINED.sub(b"1", code))
+        return m.group(1) + new + b" // musaport cpu view, device arch " + str(arch).encode() + b": " + code.strip()
+
+    return _ARCH_IF.sub(evaluated, data)
+
+
+def cpu_bytes(data: bytes, arch: int | None = None) -> bytes:
+    """One file as the CPU build reads it (LaunchError when a launch cannot be delimited); with ``arch``,
+    its architecture branches as a device of that architecture takes them (``arch_branches``)."""
     data = device_branches(data)
+    if arch is not None:
+        data = arch_branches(data, arch)
     return encode(rewrite_launches(parse(data))) if b"<<<" in data else data
 
 

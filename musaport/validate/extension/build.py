@@ -38,6 +38,8 @@ from musaport.validate.device.build import DEVICE_FLAGS, LOADER
 from musaport.validate.device.cmake_build import tool
 from musaport.validate.extension.patches import Patched, apply_patches, deleted_by
 
+DEVICE_SOURCES = (".mu", ".muh")  # what a MUSA compiler reads with a device pass
+
 SKIPPED_DIRS = {".git", "build", "dist", "__pycache__", ".eggs"}
 BUILD_SECONDS = 3600.0
 # Flags every MUSA source of the device is compiled with besides the language and optimisation (backend's
@@ -111,8 +113,8 @@ def build_tree(out: OutDir, state: Path, patches: tuple[Path, ...] = ()) -> tupl
             continue
         data = patched.files[rel] if rel in patched.files else path.read_bytes()
         if rel in outputs:
-            try:
-                data = cpu_view.cpu_bytes(data)
+            try:  # a device source's architecture branches as the emulated device takes them
+                data = cpu_view.cpu_bytes(data, cpu_view.EMULATED_ARCH if rel.endswith(DEVICE_SOURCES) else None)
             except Exception:  # noqa: BLE001 - a launch not delimited: the file stays as ported, its compile says why
                 pass
         wanted.add(rel)
