@@ -42,6 +42,7 @@ def pack(tmp_path: Path, body: str) -> Path:
         ("  - id: bad\n    why: w\n    pattern: [x\n", "invalid YAML"),
         (GOOD_RULE + "    tree_has: {file: a.h}\n", "my.yaml:3: rule 'ok': tree_has is missing 'pattern'"),
         (GOOD_RULE + "    tree_has: {file: a.h, pattern: '(x'}\n", "my.yaml:3: rule 'ok': tree_has: invalid regex"),
+        (GOOD_RULE + "    unless_code: '(x'\n", "my.yaml:3: rule 'ok': invalid regex"),
     ],
 )
 def test_malformed_pack(tmp_path: Path, body: str, message: str) -> None:
