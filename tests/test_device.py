@@ -33,6 +33,7 @@ import musaport_loader
 musaport_loader.load(sys.argv[1])
 torch.manual_seed(0)
 assert torch.musa.is_available() and torch.musa.device_count() >= 1
+assert torch.musa.get_device_capability() == torch.musa.get_device_capability(0) == (7, 0)  # the shim's
 empty = torch.empty(3, device="musa")
 assert empty.device.type == "musa" and empty.is_musa, empty.device
 assert torch.full((4,), 2.0).to("musa").sum().item() == 8.0  # a scalar read back through pinned memory

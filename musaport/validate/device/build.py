@@ -193,6 +193,7 @@ def _listed(out: OutDir) -> list[str]:
 def write_loader(state: Path) -> Path:
     """The standalone loader, rendered beside the library."""
     path = state / LOADER
-    text = render_template("backend/musa_loader.py.j2", header=header("templates/backend").replace("//", "#", 1))
+    text = render_template("backend/musa_loader.py.j2", header=header("templates/backend").replace("//", "#", 1),
+                           arch=cpu_view.EMULATED_ARCH)
     write_atomic(path, text.encode())
     return path
