@@ -122,8 +122,6 @@ def rewrite(
     for rule in rules:
         if not rule.applies_to(path) or (rule.needles and not state.has_any(rule.needles)):
             continue
-        if rule.unless is not None and rule.unless.search(state.view(CODE_ONLY)):
-            continue
         try:
             edits = _find(rule, state, findings)
         except TimeoutError:  # the caller's time bound (port.concurrency): say which rule
@@ -144,10 +142,15 @@ def _find(rule: Rule, state: _State, findings: list[Finding]) -> list[tuple[int,
     view = state.view(rule.contexts)
     replace = rule.replacement()
     edits: list[tuple[int, int, str]] = []
+    unless = rule.unless  # asked at the first match, so a file without one pays nothing for it
     for m in matches(rule, view, _windows(rule, state)):
         matched = m.group(0)
         if MASK in matched or (rule.keep and rule.keep.search(matched)):
             continue
+        if unless is not None:
+            if unless.search(state.view(CODE_ONLY)):
+                return []
+            unless = None
         if replace is None:
             findings.append(Finding(rule.id, state.line_of(m.start()), matched, rule.message))
             continue
