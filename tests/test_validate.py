@@ -326,6 +326,39 @@ def test_device_pass_reads_musa_arch_branches(tmp_path: Path) -> None:
     assert result.returncode == 1 and "[device]" in result.stdout
 
 
+VECTOR_ADD = """\
+#include <musa_runtime.h>
+template <class T>
+__global__ void accumulate(T* sum, T v) {
+#if defined(__MUSA_ARCH__) && __MUSA_ARCH__ < 900
+  constexpr bool split = sizeof(T) / sizeof(float) == 4;
+#else
+  constexpr bool split = false;
+#endif
+  if constexpr (split) {
+    atomicAdd(&sum->x, v.x); atomicAdd(&sum->y, v.y); atomicAdd(&sum->z, v.z); atomicAdd(&sum->w, v.w);
+  } else {
+    atomicAdd(sum, v);
+  }
+}
+template __global__ void accumulate<float4>(float4*, float4);
+"""
+
+
+@needs_clang
+@pytest.mark.compiles
+def test_vector_atomics_exist_where_the_toolkit_declares_them(tmp_path: Path) -> None:
+    """The host pass instantiates the `#else` of `__MUSA_ARCH__ < 900`, whose float4 atomicAdd a toolkit
+    declares for the host pass and 9.0 only (torch-harmonics' ring attention kernels are written so)."""
+    out = _ported_tree(tmp_path, "vec.mu", VECTOR_ADD)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    unconditional = VECTOR_ADD.replace("if constexpr (split)", "if constexpr (false)")
+    out = _ported_tree(tmp_path / "sm70", "vec.mu", unconditional)
+    result = musaport("validate", "--compile", "--out", str(out))
+    assert result.returncode == 1 and "[device]" in result.stdout and "atomicAdd" in result.stdout
+
+
 @needs_clang
 @pytest.mark.parametrize("header, precompiled", [("ATen/native/musa/Loops.muh", False),  # in the core list
                                                  ("ATen/musa/Atomic.muh", True)])  # in the full list only

@@ -81,6 +81,14 @@ MUSAPORT_DEVFN unsigned int atomicAdd(unsigned int* address, unsigned int val);
 MUSAPORT_DEVFN unsigned long long atomicAdd(unsigned long long* address, unsigned long long val);
 MUSAPORT_DEVFN float atomicAdd(float* address, float val);
 MUSAPORT_DEVFN double atomicAdd(double* address, double val);
+#if MUSAPORT_CLANG_CUDA && (!defined(__MUSA_ARCH__) || __MUSA_ARCH__ >= 900)
+// The vector adds of compute capability 9.0, declared where a CUDA toolkit declares them: in the host pass
+// (no architecture) and for 9.0 on.  Code picks them with `__MUSA_ARCH__ >= 900` or by an `#else` of
+// `__MUSA_ARCH__ < 900`, a branch the host pass reads and instantiates; the device pass (sm_70) and the
+// CPU build (EMULATED_ARCH 7.0, see cpu/view.py) take the split branch, so nothing defines them.
+MUSAPORT_DEVFN float2 atomicAdd(float2* address, float2 val);
+MUSAPORT_DEVFN float4 atomicAdd(float4* address, float4 val);
+#endif
 MUSAPORT_DEVFN int atomicSub(int* address, int val);
 MUSAPORT_DEVFN unsigned int atomicSub(unsigned int* address, unsigned int val);
 MUSAPORT_DEVFN int atomicExch(int* address, int val);
