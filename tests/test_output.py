@@ -142,6 +142,26 @@ def test_the_missing_headers_note_comes_from_the_port_not_from_names(tmp_path: P
     assert "no headers in ATen/" in note and "bundled" not in note
 
 
+def test_the_note_names_the_mode_that_has_a_builds_generated_headers(tmp_path: Path) -> None:
+    """An extension compiled with --compile --torch PT_OUT misses the headers torchgen writes; the note
+    points to validate --extension, which compiles against the wheel's headers."""
+    import json
+
+    from musaport.outdir import OutDir
+    from musaport.validate.compile.compile import Outcome, missing_headers_note
+
+    (tmp_path / "src").mkdir()
+    out = tmp_path / "out"
+    (out / "generated_cuda_compatible").mkdir(parents=True)
+    (out / "porting_report.json").write_text(json.dumps({"source": str(tmp_path / "src"), "files": {}}))
+    error = "torch/types.h:7:10: fatal error: 'torch/csrc/autograd/generated/variable_factories.h' file not found"
+    note = missing_headers_note(OutDir(out), [Outcome("k.mu", False, "host", error)])
+    assert note and "validate --extension --torch PT_OUT" in note
+    other = error.replace("torch/csrc/autograd/generated/variable_factories.h", "mylib/config.h")
+    assert "validate --extension" not in (missing_headers_note(OutDir(out), [Outcome("k.mu", False, "host", other)])
+                                         or "")
+
+
 # --- options mean one thing everywhere; help is whole ----------------------------------------------
 
 def test_pack_lists_its_choices() -> None:

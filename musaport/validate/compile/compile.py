@@ -197,6 +197,8 @@ def _some(names: list[str], shown: int = 4) -> str:
 
 
 _NOT_FOUND = re.compile(r"fatal error: '([^']+)' file not found")
+# Headers that only a build of PyTorch writes (torchgen's output); a source tree and its port have none.
+_GENERATED_BY_A_BUILD = ("torch/csrc/autograd/generated/", "ATen/ops/", "ATen/core/TensorBody.h")
 
 
 def missing_headers_note(out: OutDir, outcomes: list[Outcome]) -> str | None:
@@ -218,6 +220,9 @@ def missing_headers_note(out: OutDir, outcomes: list[Outcome]) -> str | None:
             f"its source tree {source} ({_some(headers)})")
     if empty:
         note += f"; that tree has no headers in {_some(empty)}"
+    if any(h.startswith(_GENERATED_BY_A_BUILD) for h in headers):
+        note += ("; a PyTorch build generates those: 'musaport validate --extension --torch PT_OUT' compiles an "
+                 "extension's port against the release wheel's own headers, which have them")
     if source.resolve() == default_fixture_tree().resolve():
         note += ("; it is the bundled fixture tree, a porting sample rather than a buildable PyTorch: "
                  "compile the port of a real tree (musaport run --pytorch-src PYTORCH)")
