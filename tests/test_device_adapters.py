@@ -237,3 +237,32 @@ try:
 except NotImplementedError as exc:
     assert "'aten::bmm'" in str(exc) and "'NestedTensormusa' backend" in str(exc), exc
 """)
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
+def test_memory_statistics_come_from_the_ported_caching_allocator(device) -> None:
+    """torch.musa's memory_stats, memory_allocated and their peaks are the ported caching allocator's
+    counters, as torch.cuda's are CUDA's: empty before the device is first used, then counting what tensors
+    hold and what empty_cache gives back."""
+    _passes(device, """
+import subprocess
+stats = torch.musa.memory_stats()
+assert set(stats) >= {"allocation.all.allocated", "allocated_bytes.all.current", "reserved_bytes.all.current"}
+assert set(stats.values()) == {0}, stats  # the device not yet initialised
+x = torch.empty(1000, device="musa")
+after = torch.musa.memory_stats()
+assert after["allocation.all.allocated"] == 1, after
+assert torch.musa.memory_allocated() >= 4000 and torch.musa.memory_reserved() >= torch.musa.memory_allocated()
+y = torch.empty(3000, device="musa")
+peak = torch.musa.max_memory_allocated()
+assert peak >= 16000 and torch.musa.memory_stats()["allocation.all.allocated"] == 2
+del x, y
+assert torch.musa.memory_allocated() == 0 and torch.musa.max_memory_allocated() == peak
+torch.musa.reset_peak_memory_stats()
+assert torch.musa.max_memory_allocated() == 0
+torch.musa.empty_cache()
+assert torch.musa.memory_reserved() == 0
+""")

@@ -61,6 +61,9 @@ def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path,
     assert sorted(module["sources"]) == ["csrc/musa/scale_musa.mu", "csrc/musa/shift_musa.mu", "csrc/vecops.cpp"]
     tests = report["tests"]
     assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (7, 0, 1, 0)
+    # test_cpu_path runs on the CPU and test_empty holds no data: neither allocates on musa
+    assert (tests["passed_off_device"], tests["failed_off_device"]) == (2, 0)
+    assert "(2 passed and 0 failed or errors without allocating on musa)" in done.stdout
     assert "PASS import vecops._C" in done.stdout
     assert (ext / "validate_extension_report.md").read_text().count("vecops._C") >= 1
     assert tree_digest(pt_out) == before  # the PyTorch port is only read

@@ -16,10 +16,22 @@ makes a stand-in the active driver (Triton's own ``driver.set_active``) when
 Triton has no driver of its own: importing works, and a test that launches
 a Triton kernel fails with an error that says the emulated device has no
 Triton backend.
+
+Each test also records how many allocations it asked of the device's
+caching allocator (``torch.musa.memory_stats``), as the JUnit property
+``musa_allocations``: a test that made none ran its tensors elsewhere (a
+project's tests parametrized over ``cpu`` and ``cuda`` run their ``cpu``
+half too), and its outcome says nothing of the port.
 """
 
 import importlib.util
 import os
+
+import pytest
+
+ALLOCATIONS = "allocation.all.allocated"  # torch.cuda.memory_stats's key, which torch.musa's keeps
+PROPERTY = "musa_allocations"
+_BEFORE = pytest.StashKey()  # a test's count at its setup
 
 
 def pytest_configure(config):
@@ -31,6 +43,31 @@ def pytest_configure(config):
     spec.loader.exec_module(module)
     module.load(os.environ["MUSAPORT_DEVICE_LIBRARY"])
     _triton_stand_in()
+
+
+def _allocations():
+    """The device's allocation requests so far, or None without a device that counts them."""
+    try:
+        import torch
+
+        return torch.musa.memory_stats()[ALLOCATIONS]
+    except Exception:  # noqa: BLE001 - no device loaded, or a device library without the statistics
+        return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.stash[_BEFORE] = _allocations()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """At teardown, before its report is made (JUnit writes a test's properties from that report)."""
+    if call.when == "teardown":
+        before, after = item.stash.get(_BEFORE, None), _allocations()
+        if before is not None and after is not None:
+            item.user_properties.append((PROPERTY, after - before))
+    yield
 
 
 _NO_TRITON = "musaport: the emulated musa device has no Triton backend, so Triton kernels do not run on it"

@@ -59,6 +59,10 @@ class TestFile:
     error: str = ""  # the file did not run (collection error, pytest died): why
     failures: list[dict] = field(default_factory=list)
     skip_reasons: dict[str, int] = field(default_factory=dict)
+    # Of the passes and of the failures and errors, those that allocated nothing on the device (the plugin's
+    # musa_allocations property): they ran elsewhere, so they are no evidence for or against the port.
+    passed_off_device: int = 0
+    failed_off_device: int = 0
 
 
 def find_tests(tree: Path, patterns: tuple[str, ...]) -> list[Path]:
@@ -175,8 +179,10 @@ def _read(rel: str, xml: Path, output: str, tracer: Tracer, built_sources: list[
         result.seconds += float(case.get("time") or 0)
         test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
         outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        allocations = _allocations(case)
         if outcome is None:
             result.passed += 1
+            result.passed_off_device += allocations == 0
         elif outcome.tag == "skipped":
             result.skipped += 1
             reason = (outcome.get("message") or "").splitlines()[0][:200] if outcome.get("message") else "skipped"
@@ -188,12 +194,24 @@ def _read(rel: str, xml: Path, output: str, tracer: Tracer, built_sources: list[
                 result.errors += 1
             text = (outcome.text or "") + "\n" + (outcome.get("message") or "")
             trace = tracer.trace(text, built_sources)
+            result.failed_off_device += allocations == 0
             result.failures.append({"test": test_id, "kind": outcome.tag, "error": _first_line(outcome),
-                                    **trace.as_dict()})
+                                    "musa_allocations": allocations, **trace.as_dict()})
     result.seconds = round(result.seconds, 1)
     if not any((result.passed, result.failed, result.skipped, result.errors)):
         result.error = _last_error(output) or "no test was collected"
     return result
+
+
+def _allocations(case: ET.Element) -> int | None:
+    """The allocations a test made on the device (the plugin's JUnit property), None where not measured."""
+    for prop in case.iter("property"):
+        if prop.get("name") == "musa_allocations":
+            try:
+                return int(prop.get("value") or "")
+            except ValueError:
+                return None
+    return None
 
 
 _EXC = re.compile(r"^E\s+(\w+(?:\.\w+)*(?:Error|Exception|Exit)\b.*)$")
