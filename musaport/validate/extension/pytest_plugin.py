@@ -22,6 +22,10 @@ caching allocator (``torch.musa.memory_stats``), as the JUnit property
 ``musa_allocations``: a test that made none ran its tensors elsewhere (a
 project's tests parametrized over ``cpu`` and ``cuda`` run their ``cpu``
 half too), and its outcome says nothing of the port.
+
+``torch.library.opcheck`` runs for the device's tensors: its autograd
+registration test refuses any device but the CPU and CUDA, and the plugin
+asks the same question of the device's autograd key (below).
 """
 
 import importlib.util
@@ -43,6 +47,7 @@ def pytest_configure(config):
     spec.loader.exec_module(module)
     module.load(os.environ["MUSAPORT_DEVICE_LIBRARY"])
     _triton_stand_in()
+    _autograd_registration_for_the_device()
 
 
 def _allocations():
@@ -68,6 +73,48 @@ def pytest_runtest_makereport(item, call):
         if before is not None and after is not None:
             item.user_properties.append((PROPERTY, after - before))
     yield
+
+
+def _autograd_registration_for_the_device():
+    """``torch.library.opcheck``'s autograd registration test for the device's tensors.
+
+    PyTorch's check (``optests.autograd_registration_check``) stops at any tensor that is neither on the
+    CPU nor on CUDA ("NYI devices other than CPU/CUDA"), yet what it asks does not depend on the device
+    but on its autograd key: does the operator have a kernel at that key, at ``Autograd`` or at
+    ``CompositeImplicitAutograd``; if not, does it, run with the autograd fallback off, return a tensor
+    that requires grad? For a backend's tensors the key is ``AutogradPrivateUse1``, as it is
+    ``AutogradCUDA`` for CUDA's. Other inputs go to PyTorch's own check unchanged.
+    """
+    try:
+        import torch
+        import torch.utils._pytree as pytree
+        from torch.testing._internal import optests
+        from torch.testing._internal.optests import autograd_registration, generate_tests
+    except ImportError:
+        return
+    original = autograd_registration.autograd_registration_check
+    device = torch._C._get_privateuse1_backend_name()
+    has_kernel = torch._C._dispatch_has_kernel_for_dispatch_key
+
+    def autograd_registration_check(op, args, kwargs):
+        leaves = pytree.arg_tree_leaves(*args, **kwargs)
+        tensors = [x for x in leaves if isinstance(x, torch.Tensor)]
+        devices = {x.device.type for x in tensors}
+        if device not in devices or not devices <= {device, "cpu"} or not any(x.requires_grad for x in tensors):
+            return original(op, args, kwargs)  # its own answer, or its own error
+        if any(has_kernel(op.name(), key) for key in ("AutogradPrivateUse1", "Autograd", "CompositeImplicitAutograd")):
+            return None
+        with autograd_registration.set_autograd_fallback_mode("nothing"):
+            outputs = op(*args, **kwargs)
+        inputs = {id(x) for x in leaves}
+        if pytree.tree_any_only(torch.Tensor, lambda x: x.requires_grad and id(x) not in inputs, outputs):
+            raise AssertionError(f"{op.name()}: an output requires grad on {device}, but the operator has no "
+                                 "kernel at an autograd key (AutogradPrivateUse1, Autograd or "
+                                 "CompositeImplicitAutograd): its autograd is registered at a backend key")
+        return None
+
+    for module in (autograd_registration, optests, generate_tests):
+        module.autograd_registration_check = autograd_registration_check
 
 
 _NO_TRITON = "musaport: the emulated musa device has no Triton backend, so Triton kernels do not run on it"
