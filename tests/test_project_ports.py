@@ -360,6 +360,28 @@ def test_a_musa_name_the_project_already_defines_is_not_made_twice(tmp_path: Pat
     assert "rotated_nms_musa_kernel" in text(tmp_path / "out", "polyops/csrc/core/musa/rotated_nms_musa.mu")
 
 
+def test_a_macro_the_build_sets_keeps_its_name_in_the_code(tmp_path: Path) -> None:
+    """setup.py passes -DPOLY_BUILD_CUDA=1 and the code defaults it to 0 (torch-harmonics' BUILD_CUDA): renamed
+    in the code alone, the kernels would report themselves missing. It keeps its name in both, its default
+    is reported, and the project's other cuda names are renamed as before."""
+    src = copy(tmp_path)
+    setup = src / "setup.py"
+    setup.write_text(setup.read_text().replace('extra_compile_args["nvcc"] = ["-O2"]',
+                                               'extra_compile_args["nvcc"] = ["-O2", "-DPOLY_BUILD_CUDA=1"]'))
+    (src / "polyops/csrc/core/cuda/built_cuda.cu").write_text(
+        "#ifndef POLY_BUILD_CUDA\n#define POLY_BUILD_CUDA 0\n#endif\n#define POLY_CUDA_BLOCK 128\n"
+        "bool poly_cuda_built() { return POLY_BUILD_CUDA; }\nint poly_cuda_block() { return POLY_CUDA_BLOCK; }\n")
+    assert port(src, tmp_path / "out").returncode == 0
+    mu = text(tmp_path / "out", "polyops/csrc/core/musa/built_musa.mu")
+    assert "#define POLY_BUILD_CUDA 0" in mu and "return POLY_BUILD_CUDA;" in mu
+    assert "bool poly_musa_built()" in mu and "return POLY_MUSA_BLOCK;" in mu
+    assert "-DPOLY_BUILD_CUDA=1" in text(tmp_path / "out", "setup.py")
+    (kept,) = findings(tmp_path / "out", "project-build-macro-kept")
+    assert kept["site"] == "polyops/csrc/core/cuda/built_cuda.cu:2"
+    assert kept["message"].startswith("kept as POLY_BUILD_CUDA: setup.py:31 sets it for the compiler")
+    assert "POLY_WITH_MUSA" in text(tmp_path / "out", "setup.py")  # a guard the build renames is renamed in both
+
+
 def test_a_cuda_registration_the_project_already_has_for_privateuse1_stays(tmp_path: Path) -> None:
     """The project registers box_area_impl for PrivateUse1 by hand: converting its CUDA registration would
     register the same operator twice, so it stays CUDA and is reported."""

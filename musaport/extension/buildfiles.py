@@ -45,6 +45,13 @@ MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtensio
 COMPILER_KEYS = {"nvcc": "mcc", "nvcc_dlink": "mcc_dlink"}
 # WITH_CUDA, USE_CUDA and a project's own <PREFIX>_WITH_CUDA, also in a -DWITH_CUDA flag.
 _GUARD = re.compile(r"(?:(?<=-D)|\b)((?:\w+_)?)(WITH|USE)_CUDA\b")
+
+
+def build_guard(name: str) -> bool:
+    """Whether the ported build files rename this macro themselves (WITH_CUDA, USE_CUDA, <PREFIX>_WITH_CUDA)."""
+    return _GUARD.fullmatch(name) is not None
+
+
 _SOURCE = re.compile(r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mu|muh)$")
 _CMAKE_PREFIX = re.compile(
     r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")

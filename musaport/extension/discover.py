@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Iterator
 
 from musaport.errors import LoadError
-from musaport.extension.buildfiles import BUILD_FILES, declared_include_dirs
+from musaport.extension.buildfiles import BUILD_FILES, build_guard, declared_include_dirs
 from musaport.extension.includes import Include, blank, resolve, scan_includes
-from musaport.extension.project import (Inferred, Registry, defined_elsewhere, infer_roots, musa_evidence,
-                                        project_names, project_rename, registry_macros, registry_sites,
+from musaport.extension.project import (Inferred, Registry, build_macros, defined_elsewhere, infer_roots,
+                                        musa_evidence, project_names, project_rename, registry_macros, registry_sites,
                                         registry_use, uses, with_existing)
 from musaport.outdir import TREE
 from musaport.port.layout import Folder, Found, Layout, Skipped, name_problem, printable
@@ -95,6 +95,8 @@ class Discovery:
     undecided: tuple[tuple[str, int, str, str], ...] = ()  # registry call sites: (file, line, call, why)
     # Project names kept because the project already defines their MUSA spelling: (old, new, where).
     name_clashes: tuple[tuple[str, str, str], ...] = ()
+    # Project macros kept because a build file sets them for the compiler (-DBUILD_CUDA): (name, where).
+    build_macros: tuple[tuple[str, str], ...] = ()
 
     def renames(self) -> dict[str, str]:
         """Source path → ported path, for every selected file whose path changes (and every file whose port
@@ -153,6 +155,10 @@ def discover(root: Path, out: Path | None = None, collision: str = "error") -> D
     names = project_names(texts)
     clashes = defined_elsewhere(texts, names)  # the project already defines the MUSA name: keep the CUDA one
     names = {k: v for k, v in names.items() if k not in clashes}
+    # a macro the build sets keeps its name (the build files rename only the WITH_/USE_CUDA guards, alike)
+    set_by_build = {k: at for k, at in build_macros({rel: _read(root / rel) for rel in builds}).items()
+                    if k in names and not build_guard(k)}
+    names = {k: v for k, v in names.items() if k not in set_by_build}
     registries = with_existing(texts, registry_macros(texts))
     picked, passed = _select(texts, includes, roots, every, names, registries)
     picked, kept_own, passed = _collisions(root, picked, every, collision, passed)
@@ -164,7 +170,8 @@ def discover(root: Path, out: Path | None = None, collision: str = "error") -> D
     return Discovery(root, picked, tuple(sorted(skipped + passed, key=lambda s: s.rel)), builds, roots,
                      every, tuple((p.rel, includes.get(p.rel, ())) for p in picked), inferred,
                      tuple(sorted(names.items())), registries, aware, kept_own, registry_sites(texts, registries),
-                     tuple((old, systematic(old), where) for old, where in sorted(clashes.items())))
+                     tuple((old, systematic(old), where) for old, where in sorted(clashes.items())),
+                     tuple(sorted(set_by_build.items())))
 
 
 def _build_notes(files: list[str], builds: tuple[str, ...]) -> list[Skipped]:

@@ -334,6 +334,33 @@ def project_names(texts: dict[str, str | None]) -> dict[str, str]:
     return table
 
 
+# A macro a build file sets for the compiler: a -DNAME flag (setup.py's strings, CMake), a define_macros entry,
+# or CMake's add_compile_definitions / target_compile_definitions.
+_BUILD_FLAG = re.compile(r"-D(\w+)")
+_DEFINE_MACROS = re.compile(r"\bdefine_macros\b[^\[\n]*\[([^\]]*)\]")
+_CMAKE_DEFINITIONS = re.compile(r"\b(?:add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
+
+
+def build_macros(builds: dict[str, str | None]) -> dict[str, str]:
+    """The macros the project's build files (``rel`` → text) set for the compiler → where (file:line).
+
+    The build owns such a name: ``-DBUILD_CUDA=1`` in setup.py is what a ``#ifndef BUILD_CUDA`` default in
+    the code gives way to, so renaming it in the code alone would leave the renamed macro at its default.
+    """
+    found: dict[str, str] = {}
+    for rel, text in sorted(builds.items()):
+        if text is None:
+            continue
+        hits = [(m.start(), m.group(1)) for m in _BUILD_FLAG.finditer(text)]
+        for m in _DEFINE_MACROS.finditer(text):
+            hits += [(m.start(1) + n.start(), n.group(1)) for n in re.finditer(r"[\"'](\w+)[\"']", m.group(1))]
+        for m in _CMAKE_DEFINITIONS.finditer(text):
+            hits += [(m.start(1) + n.start(), n.group(1)) for n in re.finditer(r"\b([A-Za-z_]\w*)", m.group(1))]
+        for at, name in sorted(hits):
+            found.setdefault(name, f"{rel}:{text.count(chr(10), 0, at) + 1}")
+    return found
+
+
 def defined_elsewhere(texts: dict[str, str | None], names: dict[str, str]) -> dict[str, str]:
     """Of ``names`` (old → new), those whose new spelling the project already defines (a hand-written MUSA
     implementation): old → where. Renaming them would define the MUSA name twice."""

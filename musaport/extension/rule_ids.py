@@ -53,6 +53,9 @@ CODE_RULES: tuple[CodeRule, ...] = (
              "POLY_REGISTER_IMPL(box_area_impl, PrivateUse1, box_area_musa);"),
     CodeRule("project-name-kept*", "flag", "A project name whose MUSA spelling the project already defines by "
              "hand keeps its CUDA spelling; each use is reported.", _PROJECT, "rotated_nms_cuda"),
+    CodeRule("project-build-macro-kept*", "flag", "A project macro that a build file sets for the compiler "
+             "(-DBUILD_CUDA=1) keeps its name in the code; its default #define is reported.", _PROJECT,
+             "#define BUILD_CUDA 0"),
     CodeRule("include-found-by-path*", "flag", "An include no declared include root finds, matched by its "
              "trailing path to exactly one project file: followed, and its folder added to the include roots.",
              _PROJECT, '#include "box_area_cuda_kernel.cuh"'),

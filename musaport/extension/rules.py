@@ -22,7 +22,7 @@ import hashlib
 import re
 from dataclasses import replace
 
-from musaport.cpp.parser import CODE, INCLUDE
+from musaport.cpp.parser import CODE, DIRECTIVE, INCLUDE
 from musaport.extension.discover import Discovery
 from musaport.extension.includes import _glob_escape
 from musaport.extension.project import registry_pattern
@@ -62,7 +62,7 @@ def project_rules(d: Discovery, where: str) -> list[Rule]:
     ported = {p.rel for p in d.picked}
     others = tuple(sorted(ported - aware))
     rules = _include_flags(d, where) + _aware_flags(d, where) + _undecided_flags(d, where, ported) + \
-        _clash_flags(d, where, ported)
+        _clash_flags(d, where, ported) + _build_macro_flags(d, where, ported)
     if d.names:
         keys = sorted((re.escape(k) for k, _ in d.names), key=lambda k: (-len(k), k))
         rules.append(make_rule(
@@ -160,3 +160,13 @@ def _clash_flags(d: Discovery, where: str, ported: set[str]) -> list[Rule]:
     return _flags("project-name-kept", "A project name whose MUSA spelling the project already defines (a "
                   "hand-written MUSA implementation) keeps its CUDA spelling, and every use says so.", items,
                   frozenset({CODE}), where)
+
+
+def _build_macro_flags(d: Discovery, where: str, ported: set[str]) -> list[Rule]:
+    items = [(f"kept as {name}: {at} sets it for the compiler, and the ported build sets it so too; renamed "
+              "in the code alone it would stay at this default", rel,
+              rf"(?<![^\n])[ \t]*#[ \t]*define[ \t]+{re.escape(name)}(?![\w])")
+             for name, at in d.build_macros for rel in sorted(ported)]
+    return _flags("project-build-macro-kept", "A project macro with 'cuda' in its name that a build file sets "
+                  "(-DBUILD_CUDA=1, define_macros, CMake's compile definitions) keeps its name in the code, as "
+                  "the build keeps it; its default #define says so.", items, frozenset({CODE, DIRECTIVE}), where)
