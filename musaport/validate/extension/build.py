@@ -187,27 +187,80 @@ def stand_in(state: Path, device: Device) -> Path:
 
 
 def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log) -> str:
-    """The packages the project's tests import (``--test-deps``) in ``state/deps``: pip installs each as
-    given and none of its dependencies, so the release's torch in the environment is never replaced and the
-    environment itself is never changed; one built from source builds with the environment's own setuptools
-    (no build isolation: an sdist that imports torch to build finds it). '' when they are there, else pip's last error line."""
+    """The packages the project's tests import (``--test-deps``), with what they need that the torch
+    environment lacks, in ``state/deps``. '' when they are there, else pip's last error line.
+
+    pip resolves them against the environment first (``--dry-run --report``), so a package's own
+    dependencies come too (transformers needs tokenizers, safetensors, ...), and only what the environment
+    lacks: a distribution it has is never installed again, nor upgraded, so the release's torch is never
+    replaced and the environment itself is never changed. What pip resolved is then installed as resolved,
+    without resolving again. Should the resolution fail (a requirement the release's torch does not meet),
+    the requirements alone are installed, as given, and the log says why. A package built from source
+    builds with the environment's own setuptools (no build isolation: an sdist that imports torch to build
+    finds it)."""
     deps = state / EXTENSION_DEPS
     record = deps / EXTENSION_DEPS_RECORD
     wanted = "".join(f"{r}\n" for r in requirements)
     if not requirements or (record.is_file() and record.read_text(encoding="utf-8") == wanted):
         return ""
     shutil.rmtree(deps, ignore_errors=True)
-    log(f"musaport: installing the tests' packages into {deps}: {' '.join(requirements)}")
-    # The environment has no pip of its own (torchenv): this interpreter's pip installs for it.
-    cmd = [sys.executable, "-m", "pip", "--python", str(device.python), "install", "--quiet", "--no-input", "--disable-pip-version-check",
-           "--no-deps", "--no-build-isolation", "--target", str(deps), *requirements]
-    done = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          preexec_fn=children.tied_to_this_process())
+    resolved, why = resolve_deps(device, requirements)
+    if not resolved:
+        log(f"musaport: --test-deps: pip could not resolve their dependencies ({why}); installing them alone")
+        resolved = list(requirements)
+    log(f"musaport: installing the tests' packages into {deps}: {' '.join(resolved)}")
+    done = _pip(device, ["install", "--no-deps", "--target", str(deps), *resolved])
     if done.returncode != 0:
-        lines = [ln for ln in (done.stderr or done.stdout).splitlines() if ln.strip()]
-        return f"--test-deps: pip could not install them: {lines[-1] if lines else f'exit {done.returncode}'}"
+        return f"--test-deps: pip could not install them: {_last_line(done)}"
     write_atomic(record, wanted.encode())
     return ""
+
+
+def resolve_deps(device: Device, requirements: tuple[str, ...]) -> tuple[list[str], str]:
+    """What installing ``requirements`` into the torch environment would add, as pip resolves it: each
+    distribution the environment lacks, pinned (``name==version``), or as given when it is a path or URL;
+    ``([], why)`` when pip cannot resolve them."""
+    done = _pip(device, ["install", "--dry-run", "--report", "-", *requirements])
+    if done.returncode != 0:
+        return [], _last_line(done)
+    try:
+        items = json.loads(done.stdout)["install"]
+    except (ValueError, KeyError, TypeError):
+        return [], "pip wrote no installation report"
+    have = _installed(device)
+    resolved = []
+    for item in items:
+        name, version = item["metadata"]["name"], item["metadata"]["version"]
+        if _canonical(name) in have:
+            continue  # the environment's own (pip would upgrade it): kept as it is
+        url = (item.get("download_info") or {}).get("url", "")
+        resolved.append(url if item.get("is_direct") and url else f"{name}=={version}")
+    return resolved, ""
+
+
+def _installed(device: Device) -> set[str]:
+    """The distributions the torch environment has, by canonical name."""
+    done = subprocess.run([str(device.python), "-c", "import importlib.metadata as m; "
+                           "print('\\n'.join(d.metadata['Name'] or '' for d in m.distributions()))"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return {_canonical(n) for n in done.stdout.split()}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def _pip(device: Device, args: list[str]) -> subprocess.CompletedProcess:
+    """pip for the torch environment, which has no pip of its own (torchenv): this interpreter's, aimed at it."""
+    cmd = [sys.executable, "-m", "pip", "--python", str(device.python), args[0], "--quiet", "--no-input",
+           "--disable-pip-version-check", "--no-build-isolation", *args[1:]]
+    return subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          preexec_fn=children.tied_to_this_process())
+
+
+def _last_line(done: subprocess.CompletedProcess) -> str:
+    lines = [ln for ln in (done.stderr or done.stdout).splitlines() if ln.strip()]
+    return lines[-1] if lines else f"exit {done.returncode}"
 
 
 def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) -> dict[str, str]:
