@@ -200,7 +200,9 @@ def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log
     finds it)."""
     deps = state / EXTENSION_DEPS
     record = deps / EXTENSION_DEPS_RECORD
-    wanted = "".join(f"{r}\n" for r in requirements)
+    # The requirements, and how they were installed: a folder that an older musaport filled without their
+    # dependencies is filled again.
+    wanted = "# with what they need that the environment lacks\n" + "".join(f"{r}\n" for r in requirements)
     if not requirements or (record.is_file() and record.read_text(encoding="utf-8") == wanted):
         return ""
     shutil.rmtree(deps, ignore_errors=True)
