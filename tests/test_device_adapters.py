@@ -266,3 +266,36 @@ assert torch.musa.max_memory_allocated() == 0
 torch.musa.empty_cache()
 assert torch.musa.memory_reserved() == 0
 """)
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
+def test_an_extensions_operator_without_autograd_kernel_runs_on_the_device_as_on_cuda(device) -> None:
+    """An operator registered for the device alone (torch-harmonics' attention_kernels::backward, called
+    inside an autograd.Function) meets AutogradPrivateUse1, where libtorch registers no fallback; the
+    adapter's is the one libtorch gives CPU and CUDA, so the device behaves as they do."""
+    _passes(device, """
+lib = torch.library.Library("musaport_test", "DEF")
+lib.define("twice(Tensor x) -> Tensor")
+for key in ("CPU", "PrivateUse1"):
+    lib.impl("twice", lambda x: x * 2, key)
+import warnings
+seen = {}
+for dev in ("cpu", "musa"):
+    x = torch.arange(4.0, device=dev, requires_grad=True)
+    torch.testing.assert_close(torch.ops.musaport_test.twice(x.detach()).cpu(), torch.arange(4.0) * 2)
+    with torch.no_grad():
+        torch.testing.assert_close(torch.ops.musaport_test.twice(x).cpu(), torch.arange(4.0) * 2)
+    with warnings.catch_warnings(record=True) as caught:  # a backward through it: what libtorch does on the CPU
+        warnings.simplefilter("always")
+        y = torch.ops.musaport_test.twice(x)
+        try:
+            y.sum().backward()
+            outcome = ("ran", x.grad is None)
+        except RuntimeError as exc:
+            outcome = ("raised", str(exc).split(":")[0])
+    seen[dev] = (outcome, y.requires_grad, sorted({str(w.message)[:60] for w in caught}))
+assert seen["musa"] == seen["cpu"], seen
+""")

@@ -108,8 +108,10 @@ LIBRARY = "libmusaport_backend.so"
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
 # kernels, the operators libtorch's generic code refuses for the device, autocast, deterministic
-# scatter, and libtorch's device-generic sparse kernels on the device's sparse keys (backend/sparse.py).
-ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic", "sparse")
+# scatter, libtorch's device-generic sparse kernels on the device's sparse keys (backend/sparse.py), and
+# the autograd fallback libtorch gives every backend's autograd key but PrivateUse1's.
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic", "sparse",
+            "autograd_fallback")
 # Adapters that call the port's own kernels (at::musa::) for the cases they leave alone: built only with them.
 WRAPPING_ADAPTERS = ("deterministic",)
 _ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
