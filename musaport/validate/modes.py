@@ -387,8 +387,8 @@ class ExtensionMode(Mode):
                "and *_test.py anywhere in the project).", kind="text", multiple=True, metavar="PATTERN"),
         Option(("--test-deps", "test_deps"), "--extension: a package the project's tests import that the torch "
                "environment lacks, as a pip requirement (einops, torchvision==0.21.0); installed with what it needs "
-               "that the environment lacks (never the environment's own), under OUT/.musaport/extension/deps.", kind="text", multiple=True,
-               metavar="REQUIREMENT"),
+               "that the environment lacks (never the environment's own), under OUT/.musaport/extension/deps.",
+               kind="text", multiple=True, metavar="REQUIREMENT"),
         Option(("--test-select", "test_select"), "--extension: run only the tests this pytest -k expression "
                "selects (for parametrized suites too large for the emulated device); the report gives it.",
                kind="text", metavar="EXPRESSION"),

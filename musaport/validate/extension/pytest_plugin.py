@@ -19,9 +19,10 @@ Triton backend.
 
 Each test also records how many allocations it asked of the device's
 caching allocator (``torch.musa.memory_stats``), as the JUnit property
-``musa_allocations``: a test that made none ran its tensors elsewhere (a
-project's tests parametrized over ``cpu`` and ``cuda`` run their ``cpu``
-half too), and its outcome says nothing of the port.
+``musa_allocations``: a test that made none held no tensor data on the
+device (its tensors were elsewhere, or empty: a project's tests
+parametrized over ``cpu`` and ``cuda`` run their ``cpu`` half too), and its
+outcome says little of the port.
 
 ``torch.library.opcheck`` runs for the device's tensors: its autograd
 registration test refuses any device but the CPU and CUDA, and the plugin

@@ -60,7 +60,7 @@ class TestFile:
     failures: list[dict] = field(default_factory=list)
     skip_reasons: dict[str, int] = field(default_factory=dict)
     # Of the passes and of the failures and errors, those that allocated nothing on the device (the plugin's
-    # musa_allocations property): they ran elsewhere, so they are no evidence for or against the port.
+    # musa_allocations property): their tensors were elsewhere, or empty, so they say little of the port.
     passed_off_device: int = 0
     failed_off_device: int = 0
 
