@@ -209,20 +209,22 @@ def test_the_shim_musa_h_gives_musa_version() -> None:
 
 def test_every_cuda_name_left_is_reported(tmp_path: Path) -> None:
     """Class 5: names outside the toolkit list survive no longer unreported; what the naming facts map is
-    mapped (the typedefs, make_cuda*, the two THC shims), the rest (the legacy THC API, libcu++, NVSHMEM) is in
+    mapped (the typedefs, make_cuda*, cuComplex's make_cu*, the two THC shims), the rest (the legacy THC API, libcu++, NVSHMEM) is in
     the unmapped report with its site, and "none" is said only of a port where the scan found none."""
     src = project(tmp_path / "p", {
         "csrc/k.cu": "#include <THC/THC.h>\n#include <THC/THCAtomics.cuh>\n#include <cuda/atomic>\n"
         "#include <nvshmem.h>\n#include <cuda_bf16.h>\n"
         "__global__ void k(nv_bfloat16* x, nv_half* h) {\n  THCudaCheck(cudaGetLastError());\n"
         "  int n = THCCeilDiv(4, 2);\n  nvshmem_barrier_all();\n  cuda::atomic<int> a;\n}\n"
-        "void f() { auto e = make_cudaExtent(1, 2, 3); CUDA_KERNEL_ASSERT(true); }\n",
+        "void f() { auto e = make_cudaExtent(1, 2, 3); CUDA_KERNEL_ASSERT(true); }\n"
+        "cuFloatComplex g() { return make_cuFloatComplex(1.f, 0.f); }\n",
         "csrc/clean.cu": KERNEL,
     })
     done = musaport("run", "--src", str(src), "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     kernel = (tmp_path / "out" / TREE / "csrc/k.mu").read_text()
     assert "__mt_bfloat16* x, __half* h" in kernel and "make_musaExtent(1, 2, 3)" in kernel
+    assert "muFloatComplex g() { return make_muFloatComplex(1.f, 0.f); }" in kernel
     assert "#include <ATen/musa/Atomic.muh>" in kernel and "THCAtomics" not in kernel
     report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
     unmapped = {u["name"]: u["sites"] for u in report["unmapped"]}

@@ -52,7 +52,7 @@ _CUDA_USE = re.compile(
     r"|(?:AT|C10|TORCH)_CUDA\w*|\w*CUDA(?:Stream|Guard|Event|CachingAllocator|GeneratorImpl)\w*"
     r"|DispatchKey::\w*CUDA\b|TORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*\w*CUDA\s*,"
     r"|__global__|__device__"
-    r"|nv_(?:bfloat16|half)\w*|make_cuda[A-Z]\w*|THC[A-Z]\w*|nvshmem\w*|NVSHMEM_\w+"
+    r"|nv_(?:bfloat16|half)\w*|make_cu(?:da)?[A-Z]\w*|THC[A-Z]\w*|nvshmem\w*|NVSHMEM_\w+"
     r")|<<<|<<\s+<"
 )
 _DRIVER_NAME = re.compile(r"(?<![\w])(?:cu|CU)[A-Za-z_]\w*")

@@ -42,11 +42,11 @@ _CUDA_API = re.compile(
 )
 
 # Every spelling of CUDA, its libraries and NVIDIA that survives in code is reported, even when it is in
-# no list: the toolkit's typedefs and helpers (nv_bfloat16, make_cudaExtent), the legacy THC API, NVSHMEM,
-# macros (CUDA_*, CU_*) and lower-case names (cuda_*). A name a rule keeps on purpose is in
+# no list: the toolkit's typedefs and helpers (nv_bfloat16, make_cudaExtent, make_cuFloatComplex), the
+# legacy THC API, NVSHMEM, macros (CUDA_*, CU_*) and lower-case names (cuda_*). A name a rule keeps on purpose is in
 # rules/data/keep_cuda_names.txt with its reason, and a name the file declares itself is the project's.
 _CUDA_SPELLING = re.compile(
-    r"cuda\w*|cu[A-Z]\w*|CU_\w+|CUDA_\w+|nv_\w+|__nv\w*|THC\w*|nvshmem\w*|NVSHMEM\w*|make_cuda\w*")
+    r"cuda\w*|cu[A-Z]\w*|CU_\w+|CUDA_\w+|nv_\w+|__nv\w*|THC\w*|nvshmem\w*|NVSHMEM\w*|make_cu(?:da|[A-Z])\w*")
 # Include paths of CUDA, its libraries and NVIDIA: a cuda/, THC/, nvtx3/, crt/ or cooperative_groups/ folder
 # (libcu++'s <cuda/atomic>), a toolkit header by its bare name (<nvshmem.h>, <cudnn.h>, <nvToolsExt.h>), or one of
 # the toolkit's headers whose names hold no CUDA word (<cooperative_groups.h>, "device_launch_parameters.h",
@@ -65,7 +65,7 @@ _CUDA_INCLUDE = re.compile(
 
 # Every vocabulary name and every _CUDA_API or _CUDA_SPELLING spelling starts with one of these.
 # CUTLASS and CuTe are found by their namespaces and counted per first member (cutlass::gemm).
-_CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp|THC|make_cuda)\w*")
+_CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp|THC|make_cu)\w*")
 _MEMBER = re.compile(r"::\w+")
 
 LEGACY_THC = "THC (PyTorch before 1.11)"
