@@ -1,11 +1,16 @@
-// musaport shim: muSPARSE handle and matrix-descriptor management (enough to
-// compile code that sets up sparse calls; no sparse kernels), the pointer
-// mode, the generic API's descriptors and SpMM (declared), and the legacy
-// csrgemm2 API (declared; its info object managed).
+// musaport shim: muSPARSE on the CPU, as much of it as PyTorch's sparse
+// kernels reach: the handle, stream, pointer mode and matrix descriptors; the
+// generic API's COO and CSR descriptors, dense descriptors and SpMM (computed
+// here, for float, double and their complex types); and the legacy csrgemm2
+// API (computed here, float and double).  Memory is the host's, so every
+// routine runs where it is called, in order with the stream's kernels.
 #pragma once
 
+#include <algorithm>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "library_types.h"
 #include "musa_runtime_api.h"
@@ -16,9 +21,13 @@ typedef enum {
   MUSPARSE_STATUS_ALLOC_FAILED = 2,
   MUSPARSE_STATUS_INVALID_VALUE = 3,
   MUSPARSE_STATUS_ARCH_MISMATCH = 4,
+  MUSPARSE_STATUS_MAPPING_ERROR = 5,
   MUSPARSE_STATUS_EXECUTION_FAILED = 6,
   MUSPARSE_STATUS_INTERNAL_ERROR = 7,
-  MUSPARSE_STATUS_NOT_SUPPORTED = 10
+  MUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED = 8,
+  MUSPARSE_STATUS_ZERO_PIVOT = 9,
+  MUSPARSE_STATUS_NOT_SUPPORTED = 10,
+  MUSPARSE_STATUS_INSUFFICIENT_RESOURCES = 11
 } musparseStatus_t;
 
 typedef enum { MUSPARSE_INDEX_BASE_ZERO = 0, MUSPARSE_INDEX_BASE_ONE = 1 } musparseIndexBase_t;
@@ -103,7 +112,7 @@ inline musparseStatus_t musparseGetPointerMode(musparseHandle_t handle, musparse
 // C = alpha * A * B + beta * D on CSR matrices, in three steps: the buffer
 // size, the row pointers and nnz of C, then C's values and column indices.
 // The info type keeps its toolkit name (`csrgemm2Info_t` has no CUDA part to
-// rename).  Real and double precision; the routines are declared only.
+// rename).  Real and double precision.
 struct csrgemm2Info {
   int state;
 };
@@ -119,41 +128,7 @@ inline musparseStatus_t musparseDestroyCsrgemm2Info(csrgemm2Info_t info) {
   return MUSPARSE_STATUS_SUCCESS;
 }
 
-musparseStatus_t musparseScsrgemm2_bufferSizeExt(
-    musparseHandle_t handle, int m, int n, int k, const float* alpha,
-    const musparseMatDescr_t descrA, int nnzA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const int* csrRowPtrB, const int* csrColIndB, const float* beta,
-    const musparseMatDescr_t descrD, int nnzD, const int* csrRowPtrD, const int* csrColIndD,
-    csrgemm2Info_t info, size_t* pBufferSizeInBytes);
-musparseStatus_t musparseDcsrgemm2_bufferSizeExt(
-    musparseHandle_t handle, int m, int n, int k, const double* alpha,
-    const musparseMatDescr_t descrA, int nnzA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const int* csrRowPtrB, const int* csrColIndB, const double* beta,
-    const musparseMatDescr_t descrD, int nnzD, const int* csrRowPtrD, const int* csrColIndD,
-    csrgemm2Info_t info, size_t* pBufferSizeInBytes);
-musparseStatus_t musparseXcsrgemm2Nnz(
-    musparseHandle_t handle, int m, int n, int k,
-    const musparseMatDescr_t descrA, int nnzA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const int* csrRowPtrB, const int* csrColIndB,
-    const musparseMatDescr_t descrD, int nnzD, const int* csrRowPtrD, const int* csrColIndD,
-    const musparseMatDescr_t descrC, int* csrRowPtrC, int* nnzTotalDevHostPtr,
-    const csrgemm2Info_t info, void* pBuffer);
-musparseStatus_t musparseScsrgemm2(
-    musparseHandle_t handle, int m, int n, int k, const float* alpha,
-    const musparseMatDescr_t descrA, int nnzA, const float* csrValA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const float* csrValB, const int* csrRowPtrB, const int* csrColIndB,
-    const float* beta,
-    const musparseMatDescr_t descrD, int nnzD, const float* csrValD, const int* csrRowPtrD, const int* csrColIndD,
-    const musparseMatDescr_t descrC, float* csrValC, const int* csrRowPtrC, int* csrColIndC,
-    const csrgemm2Info_t info, void* pBuffer);
-musparseStatus_t musparseDcsrgemm2(
-    musparseHandle_t handle, int m, int n, int k, const double* alpha,
-    const musparseMatDescr_t descrA, int nnzA, const double* csrValA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const double* csrValB, const int* csrRowPtrB, const int* csrColIndB,
-    const double* beta,
-    const musparseMatDescr_t descrD, int nnzD, const double* csrValD, const int* csrRowPtrD, const int* csrColIndD,
-    const musparseMatDescr_t descrC, double* csrValC, const int* csrRowPtrC, int* csrColIndC,
-    const csrgemm2Info_t info, void* pBuffer);
+#include "musaport_shim/sparse_csrgemm2.h"
 
 // ---------------------------------------------------------------- generic API
 // Sparse (COO, CSR) and dense matrix descriptors and SpMM: C = alpha * op(A) * op(B) + beta * C.
@@ -169,27 +144,4 @@ typedef enum {
   MUSPARSE_SPMM_CSR_ALG2 = 6
 } musparseSpMMAlg_t;
 
-struct musparseSpMatDescr;
-struct musparseDnMatDescr;
-typedef struct musparseSpMatDescr* musparseSpMatDescr_t;
-typedef struct musparseDnMatDescr* musparseDnMatDescr_t;
-
-musparseStatus_t musparseCreateCoo(musparseSpMatDescr_t* spMatDescr, int64_t rows, int64_t cols, int64_t nnz,
-                                   void* cooRowInd, void* cooColInd, void* cooValues, musparseIndexType_t cooIdxType,
-                                   musparseIndexBase_t idxBase, musaDataType valueType);
-musparseStatus_t musparseCreateCsr(musparseSpMatDescr_t* spMatDescr, int64_t rows, int64_t cols, int64_t nnz,
-                                   void* csrRowOffsets, void* csrColInd, void* csrValues,
-                                   musparseIndexType_t csrRowOffsetsType, musparseIndexType_t csrColIndType,
-                                   musparseIndexBase_t idxBase, musaDataType valueType);
-musparseStatus_t musparseDestroySpMat(musparseSpMatDescr_t spMatDescr);
-musparseStatus_t musparseCreateDnMat(musparseDnMatDescr_t* dnMatDescr, int64_t rows, int64_t cols, int64_t ld,
-                                     void* values, musaDataType valueType, musparseOrder_t order);
-musparseStatus_t musparseDestroyDnMat(musparseDnMatDescr_t dnMatDescr);
-musparseStatus_t musparseSpMM_bufferSize(musparseHandle_t handle, musparseOperation_t opA, musparseOperation_t opB,
-                                         const void* alpha, musparseSpMatDescr_t matA, musparseDnMatDescr_t matB,
-                                         const void* beta, musparseDnMatDescr_t matC, musaDataType computeType,
-                                         musparseSpMMAlg_t alg, size_t* bufferSize);
-musparseStatus_t musparseSpMM(musparseHandle_t handle, musparseOperation_t opA, musparseOperation_t opB,
-                              const void* alpha, musparseSpMatDescr_t matA, musparseDnMatDescr_t matB, const void* beta,
-                              musparseDnMatDescr_t matC, musaDataType computeType, musparseSpMMAlg_t alg,
-                              void* externalBuffer);
+#include "musaport_shim/sparse_generic.h"

@@ -306,8 +306,8 @@ def _build(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample]
 def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample],
             refs: dict[str, set[Path]], owners: dict[Path, str], failed: dict[str, str]) -> bool:
     """One step towards a closed link: add the ported files that define missing symbols; a function
-    whose every definer failed to compile, or that the shim only declares (``DECLARED_ONLY``),
-    becomes an unbuilt stub (its callers' operators stay, and
+    whose every definer failed to compile, or that a vendor library the port leaves out would define
+    (``WITHOUT_VENDOR``), becomes an unbuilt stub (its callers' operators stay, and
     fail only if they reach it); take out the samples whose files call what nothing defines. False
     when none is possible (a file every sample needs calls an undefined symbol)."""
     progress = False
@@ -326,7 +326,7 @@ def _settle(env: BuildEnv, plan: Plan, model: OperatorModel, chosen: list[Sample
             plan.unbuilt[mangled] = why[0]
             progress = True
             continue
-        lacking = declared_only(mangled)
+        lacking = without_vendor(mangled)
         if not definers and lacking and _is_function(mangled):
             plan.unbuilt[mangled] = lacking
             progress = True
@@ -358,11 +358,6 @@ _NOT_FUNCTIONS = ("vtable for ", "VTT for ", "typeinfo for ", "typeinfo name for
                   "construction vtable for ", "TLS init function for ", "TLS wrapper function for ")
 
 
-# Libraries whose API the shim declares, so that ported code compiles, without implementing it: a call
-# of one links to a stub that raises with this reason, so a file that also holds other kernels stays in
-# the build (SparseMUSATensorMath.mu has COO addition beside its muSPARSE products) and only the
-# operators that reach the library fail.
-DECLARED_ONLY = {"musparse": "muSPARSE's kernels are declared by the shim (musparse.h), not implemented"}
 # Functions of a vendor library the port is built without (the layout's vendor folders, AT_CUDNN_ENABLED 0):
 # CUDA's kernels call them behind a runtime check, and PyTorch's own build without the library defines
 # them to raise (native/cudnn/MHA.cpp's run_cudnn_SDP_fprop and _bprop, which attention.cu calls). Their
@@ -373,15 +368,14 @@ WITHOUT_VENDOR = {re.compile(r"^at::native::\w*cudnn\w*\(", re.I):
                   "PyTorch built without cuDNN raises here too"}
 
 
-def declared_only(mangled: str) -> str:
-    """Why a function the shim only declares, or a vendor library the port leaves out would define, has
-    no definition ('' for any other symbol)."""
+def without_vendor(mangled: str) -> str:
+    """Why a function that a vendor library the port leaves out would define has no definition ('' for any
+    other symbol)."""
     try:
         name = demangle(mangled)
     except SymbolError:
         return ""
-    return next((why for prefix, why in DECLARED_ONLY.items() if name.startswith(prefix)), "") or next(
-        (why for pattern, why in WITHOUT_VENDOR.items() if pattern.match(name)), "")
+    return next((why for pattern, why in WITHOUT_VENDOR.items() if pattern.match(name)), "")
 
 
 def _is_function(mangled: str) -> bool:

@@ -1,0 +1,202 @@
+// musaport shim: muSPARSE's generic API on the CPU (included by musparse.h).
+//
+// A sparse descriptor (COO or CSR) and a dense one (column- or row-major)
+// only record their arrays; SpMM walks the nonzeros in storage order and adds
+// each one's contribution, so its result is deterministic, as the toolkit's
+// deterministic algorithms promise (COO_ALG2, CSR_ALG3).  Values may be float,
+// double or their complex types, computed in the values' own type; the
+// toolkit's mixed-precision combinations answer MUSPARSE_STATUS_NOT_SUPPORTED.
+#pragma once
+
+typedef enum { MUSPARSE_FORMAT_CSR = 1, MUSPARSE_FORMAT_CSC = 2, MUSPARSE_FORMAT_COO = 3 } musparseFormat_t;
+
+struct musparseSpMatDescr {
+  musparseFormat_t format;
+  int64_t rows, cols, nnz;
+  void* rows_or_offsets;  // COO: row indices; CSR: row offsets (rows + 1 of them)
+  void* columns;
+  void* values;
+  musparseIndexType_t row_type, column_type;
+  musparseIndexBase_t base;
+  musaDataType value_type;
+};
+struct musparseDnMatDescr {
+  int64_t rows, cols, ld;
+  void* values;
+  musaDataType value_type;
+  musparseOrder_t order;
+};
+typedef struct musparseSpMatDescr* musparseSpMatDescr_t;
+typedef struct musparseDnMatDescr* musparseDnMatDescr_t;
+
+namespace musaport_sparse {
+
+inline bool known_index(musparseIndexType_t t) {
+  return t == MUSPARSE_INDEX_16U || t == MUSPARSE_INDEX_32I || t == MUSPARSE_INDEX_64I;
+}
+
+// Entry i of an index array of type t, as stored.
+inline int64_t index_at(const void* array, musparseIndexType_t t, int64_t i) {
+  switch (t) {
+    case MUSPARSE_INDEX_16U: return static_cast<const uint16_t*>(array)[i];
+    case MUSPARSE_INDEX_32I: return static_cast<const int32_t*>(array)[i];
+    default: return static_cast<const int64_t*>(array)[i];
+  }
+}
+
+template <typename T> inline T conj_of(T v) { return v; }
+template <typename T> inline std::complex<T> conj_of(std::complex<T> v) { return std::conj(v); }
+
+// Element (i, j) of a dense matrix as its descriptor lays it out.
+template <typename T> inline T& dense_at(const musparseDnMatDescr& m, int64_t i, int64_t j) {
+  T* v = static_cast<T*>(m.values);
+  return m.order == MUSPARSE_ORDER_COL ? v[i + j * m.ld] : v[i * m.ld + j];
+}
+
+// The shape of op(M) for a matrix of rows x cols.
+inline void op_shape(musparseOperation_t op, int64_t rows, int64_t cols, int64_t* r, int64_t* c) {
+  *r = op == MUSPARSE_OPERATION_NON_TRANSPOSE ? rows : cols;
+  *c = op == MUSPARSE_OPERATION_NON_TRANSPOSE ? cols : rows;
+}
+
+// Calls f(row, column, position of the value) for every stored nonzero, indices made zero-based.
+template <typename F> inline void for_each_nonzero(const musparseSpMatDescr& a, F f) {
+  const int64_t base = a.base == MUSPARSE_INDEX_BASE_ONE ? 1 : 0;
+  if (a.format == MUSPARSE_FORMAT_COO) {
+    for (int64_t e = 0; e < a.nnz; ++e)
+      f(index_at(a.rows_or_offsets, a.row_type, e) - base, index_at(a.columns, a.column_type, e) - base, e);
+    return;
+  }
+  for (int64_t r = 0; r < a.rows; ++r) {
+    const int64_t end = index_at(a.rows_or_offsets, a.row_type, r + 1) - base;
+    for (int64_t e = index_at(a.rows_or_offsets, a.row_type, r) - base; e < end; ++e)
+      f(r, index_at(a.columns, a.column_type, e) - base, e);
+  }
+}
+
+// C = alpha * op(A) * op(B) + beta * C in the values' type T; a zero beta clears C first (NaNs included).
+template <typename T>
+inline musparseStatus_t spmm(musparseOperation_t op_a, musparseOperation_t op_b, const void* alpha,
+                             const musparseSpMatDescr& a, const musparseDnMatDescr& b, const void* beta,
+                             const musparseDnMatDescr& c) {
+  int64_t ar, ac, br, bc;
+  op_shape(op_a, a.rows, a.cols, &ar, &ac);
+  op_shape(op_b, b.rows, b.cols, &br, &bc);
+  if (ar != c.rows || ac != br || bc != c.cols) return MUSPARSE_STATUS_INVALID_VALUE;
+  const T al = *static_cast<const T*>(alpha), be = *static_cast<const T*>(beta);
+  for (int64_t j = 0; j < c.cols; ++j)
+    for (int64_t i = 0; i < c.rows; ++i) {
+      T& out = dense_at<T>(c, i, j);
+      out = be == T(0) ? T(0) : be * out;
+    }
+  const T* values = static_cast<const T*>(a.values);
+  for_each_nonzero(a, [&](int64_t r, int64_t col, int64_t e) {
+    const T v = al * (op_a == MUSPARSE_OPERATION_CONJUGATE_TRANSPOSE ? conj_of(values[e]) : values[e]);
+    const int64_t i = op_a == MUSPARSE_OPERATION_NON_TRANSPOSE ? r : col;
+    const int64_t p = op_a == MUSPARSE_OPERATION_NON_TRANSPOSE ? col : r;
+    for (int64_t j = 0; j < c.cols; ++j) {
+      const T x = op_b == MUSPARSE_OPERATION_NON_TRANSPOSE ? dense_at<T>(b, p, j)
+                  : op_b == MUSPARSE_OPERATION_TRANSPOSE ? dense_at<T>(b, j, p)
+                                                         : conj_of(dense_at<T>(b, j, p));
+      dense_at<T>(c, i, j) += v * x;
+    }
+  });
+  return MUSPARSE_STATUS_SUCCESS;
+}
+
+inline musparseStatus_t create_sparse(musparseSpMatDescr_t* out, const musparseSpMatDescr& d) {
+  if (out == nullptr || d.rows < 0 || d.cols < 0 || d.nnz < 0) return MUSPARSE_STATUS_INVALID_VALUE;
+  if (!known_index(d.row_type) || !known_index(d.column_type)) return MUSPARSE_STATUS_INVALID_VALUE;
+  *out = new musparseSpMatDescr(d);
+  return MUSPARSE_STATUS_SUCCESS;
+}
+
+}  // namespace musaport_sparse
+
+inline musparseStatus_t musparseCreateCoo(musparseSpMatDescr_t* spMatDescr, int64_t rows, int64_t cols, int64_t nnz,
+                                          void* cooRowInd, void* cooColInd, void* cooValues,
+                                          musparseIndexType_t cooIdxType, musparseIndexBase_t idxBase,
+                                          musaDataType valueType) {
+  return musaport_sparse::create_sparse(spMatDescr, {MUSPARSE_FORMAT_COO, rows, cols, nnz, cooRowInd, cooColInd,
+                                                     cooValues, cooIdxType, cooIdxType, idxBase, valueType});
+}
+inline musparseStatus_t musparseCreateCsr(musparseSpMatDescr_t* spMatDescr, int64_t rows, int64_t cols, int64_t nnz,
+                                          void* csrRowOffsets, void* csrColInd, void* csrValues,
+                                          musparseIndexType_t csrRowOffsetsType, musparseIndexType_t csrColIndType,
+                                          musparseIndexBase_t idxBase, musaDataType valueType) {
+  return musaport_sparse::create_sparse(spMatDescr, {MUSPARSE_FORMAT_CSR, rows, cols, nnz, csrRowOffsets, csrColInd,
+                                                     csrValues, csrRowOffsetsType, csrColIndType, idxBase,
+                                                     valueType});
+}
+inline musparseStatus_t musparseDestroySpMat(musparseSpMatDescr_t spMatDescr) {
+  delete spMatDescr;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseSpMatGetSize(musparseSpMatDescr_t spMatDescr, int64_t* rows, int64_t* cols,
+                                             int64_t* nnz) {
+  if (spMatDescr == nullptr || rows == nullptr || cols == nullptr || nnz == nullptr)
+    return MUSPARSE_STATUS_INVALID_VALUE;
+  *rows = spMatDescr->rows, *cols = spMatDescr->cols, *nnz = spMatDescr->nnz;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseSpMatGetValues(musparseSpMatDescr_t spMatDescr, void** values) {
+  if (spMatDescr == nullptr || values == nullptr) return MUSPARSE_STATUS_INVALID_VALUE;
+  *values = spMatDescr->values;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseSpMatSetValues(musparseSpMatDescr_t spMatDescr, void* values) {
+  if (spMatDescr == nullptr) return MUSPARSE_STATUS_INVALID_VALUE;
+  spMatDescr->values = values;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseCsrSetPointers(musparseSpMatDescr_t spMatDescr, void* csrRowOffsets, void* csrColInd,
+                                               void* csrValues) {
+  if (spMatDescr == nullptr || spMatDescr->format != MUSPARSE_FORMAT_CSR) return MUSPARSE_STATUS_INVALID_VALUE;
+  spMatDescr->rows_or_offsets = csrRowOffsets, spMatDescr->columns = csrColInd, spMatDescr->values = csrValues;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseCreateDnMat(musparseDnMatDescr_t* dnMatDescr, int64_t rows, int64_t cols, int64_t ld,
+                                            void* values, musaDataType valueType, musparseOrder_t order) {
+  if (dnMatDescr == nullptr || rows < 0 || cols < 0) return MUSPARSE_STATUS_INVALID_VALUE;
+  if (ld < (order == MUSPARSE_ORDER_COL ? rows : cols) || ld < 1) return MUSPARSE_STATUS_INVALID_VALUE;
+  *dnMatDescr = new musparseDnMatDescr{rows, cols, ld, values, valueType, order};
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseDestroyDnMat(musparseDnMatDescr_t dnMatDescr) {
+  delete dnMatDescr;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseDnMatGetValues(musparseDnMatDescr_t dnMatDescr, void** values) {
+  if (dnMatDescr == nullptr || values == nullptr) return MUSPARSE_STATUS_INVALID_VALUE;
+  *values = dnMatDescr->values;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+
+// SpMM needs no workspace here: the product is accumulated into C in place.
+inline musparseStatus_t musparseSpMM_bufferSize(musparseHandle_t handle, musparseOperation_t, musparseOperation_t,
+                                                const void*, musparseSpMatDescr_t matA, musparseDnMatDescr_t matB,
+                                                const void*, musparseDnMatDescr_t matC, musaDataType,
+                                                musparseSpMMAlg_t, size_t* bufferSize) {
+  if (handle == nullptr) return MUSPARSE_STATUS_NOT_INITIALIZED;
+  if (matA == nullptr || matB == nullptr || matC == nullptr || bufferSize == nullptr)
+    return MUSPARSE_STATUS_INVALID_VALUE;
+  *bufferSize = 0;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseSpMM(musparseHandle_t handle, musparseOperation_t opA, musparseOperation_t opB,
+                                     const void* alpha, musparseSpMatDescr_t matA, musparseDnMatDescr_t matB,
+                                     const void* beta, musparseDnMatDescr_t matC, musaDataType computeType,
+                                     musparseSpMMAlg_t, void*) {
+  if (handle == nullptr) return MUSPARSE_STATUS_NOT_INITIALIZED;
+  if (matA == nullptr || matB == nullptr || matC == nullptr || alpha == nullptr || beta == nullptr)
+    return MUSPARSE_STATUS_INVALID_VALUE;
+  if (matA->value_type != computeType || matB->value_type != computeType || matC->value_type != computeType)
+    return MUSPARSE_STATUS_NOT_SUPPORTED;
+  switch (computeType) {
+    case MUSA_R_32F: return musaport_sparse::spmm<float>(opA, opB, alpha, *matA, *matB, beta, *matC);
+    case MUSA_R_64F: return musaport_sparse::spmm<double>(opA, opB, alpha, *matA, *matB, beta, *matC);
+    case MUSA_C_32F: return musaport_sparse::spmm<std::complex<float>>(opA, opB, alpha, *matA, *matB, beta, *matC);
+    case MUSA_C_64F: return musaport_sparse::spmm<std::complex<double>>(opA, opB, alpha, *matA, *matB, beta, *matC);
+    default: return MUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+}
