@@ -1,16 +1,13 @@
-// musaport shim: muSPARSE on the CPU, as much of it as PyTorch's sparse
-// kernels reach: the handle, stream, pointer mode and matrix descriptors; the
+// musaport shim: muSPARSE on the CPU, the part that the sparse kernels a
+// device builds call: the handle, stream, pointer mode and matrix descriptors; the
 // generic API's COO and CSR descriptors, dense descriptors and SpMM (computed
 // here, for float, double and their complex types); and the legacy csrgemm2
 // API (computed here, float and double).  Memory is the host's, so every
 // routine runs where it is called, in order with the stream's kernels.
 #pragma once
 
-#include <algorithm>
-#include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "library_types.h"
 #include "musa_runtime_api.h"

@@ -7,6 +7,9 @@
 // values land where the structure put them.
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 namespace musaport_sparse {
 
 inline int csr_base(const musparseMatDescr_t d) {
@@ -104,18 +107,30 @@ inline musparseStatus_t csrgemm2_buffer(musparseHandle_t handle, const void* alp
 
 }  // namespace musaport_sparse
 
-inline musparseStatus_t musparseScsrgemm2_bufferSizeExt(
-    musparseHandle_t handle, int, int, int, const float* alpha, const musparseMatDescr_t, int, const int*,
-    const int*, const musparseMatDescr_t, int, const int*, const int*, const float* beta, const musparseMatDescr_t,
-    int, const int*, const int*, csrgemm2Info_t info, size_t* pBufferSizeInBytes) {
-  return musaport_sparse::csrgemm2_buffer(handle, alpha, beta, info, pBufferSizeInBytes);
-}
-inline musparseStatus_t musparseDcsrgemm2_bufferSizeExt(
-    musparseHandle_t handle, int, int, int, const double* alpha, const musparseMatDescr_t, int, const int*,
-    const int*, const musparseMatDescr_t, int, const int*, const int*, const double* beta, const musparseMatDescr_t,
-    int, const int*, const int*, csrgemm2Info_t info, size_t* pBufferSizeInBytes) {
-  return musaport_sparse::csrgemm2_buffer(handle, alpha, beta, info, pBufferSizeInBytes);
-}
+// The typed entry points, float (S) and double (D): the buffer size and the value step.
+#define MUSAPORT_SPARSE_CSRGEMM2(fn, T)                                                                         \
+  inline musparseStatus_t fn##_bufferSizeExt(                                                                 \
+      musparseHandle_t handle, int, int, int, const T* alpha, const musparseMatDescr_t, int, const int*,       \
+      const int*, const musparseMatDescr_t, int, const int*, const int*, const T* beta, const musparseMatDescr_t, \
+      int, const int*, const int*, csrgemm2Info_t info, size_t* pBufferSizeInBytes) {                          \
+    return musaport_sparse::csrgemm2_buffer(handle, alpha, beta, info, pBufferSizeInBytes);                   \
+  }                                                                                                           \
+  inline musparseStatus_t fn(                                                                                 \
+      musparseHandle_t handle, int m, int n, int k, const T* alpha, const musparseMatDescr_t descrA, int nnzA,  \
+      const T* csrValA, const int* csrRowPtrA, const int* csrColIndA, const musparseMatDescr_t descrB, int nnzB, \
+      const T* csrValB, const int* csrRowPtrB, const int* csrColIndB, const T* beta,                           \
+      const musparseMatDescr_t descrD, int nnzD, const T* csrValD, const int* csrRowPtrD, const int* csrColIndD, \
+      const musparseMatDescr_t descrC, T* csrValC, const int* csrRowPtrC, int* csrColIndC, const csrgemm2Info_t, \
+      void*) {                                                                                                \
+    return musaport_sparse::csrgemm2<T>(handle, m, n, k, alpha, descrA, nnzA, csrValA, csrRowPtrA, csrColIndA, \
+                                        descrB, nnzB, csrValB, csrRowPtrB, csrColIndB, beta, descrD, nnzD,     \
+                                        csrValD, csrRowPtrD, csrColIndD, descrC, csrValC,                     \
+                                        const_cast<int*>(csrRowPtrC), csrColIndC, nullptr);                   \
+  }
+MUSAPORT_SPARSE_CSRGEMM2(musparseScsrgemm2, float)
+MUSAPORT_SPARSE_CSRGEMM2(musparseDcsrgemm2, double)
+#undef MUSAPORT_SPARSE_CSRGEMM2
+
 // The structure step: of A * B and D, those the buffer-size step was given an alpha and a beta for.
 inline musparseStatus_t musparseXcsrgemm2Nnz(
     musparseHandle_t handle, int m, int n, int k,
@@ -133,30 +148,4 @@ inline musparseStatus_t musparseXcsrgemm2Nnz(
                                            csrRowPtrA, csrColIndA, descrB, nnzB, nullptr, csrRowPtrB, csrColIndB,
                                            with_d ? &one : nullptr, descrD, nnzD, nullptr, csrRowPtrD, csrColIndD,
                                            descrC, nullptr, csrRowPtrC, nullptr, nnzTotalDevHostPtr);
-}
-inline musparseStatus_t musparseScsrgemm2(
-    musparseHandle_t handle, int m, int n, int k, const float* alpha,
-    const musparseMatDescr_t descrA, int nnzA, const float* csrValA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const float* csrValB, const int* csrRowPtrB, const int* csrColIndB,
-    const float* beta,
-    const musparseMatDescr_t descrD, int nnzD, const float* csrValD, const int* csrRowPtrD, const int* csrColIndD,
-    const musparseMatDescr_t descrC, float* csrValC, const int* csrRowPtrC, int* csrColIndC,
-    const csrgemm2Info_t, void*) {
-  return musaport_sparse::csrgemm2<float>(handle, m, n, k, alpha, descrA, nnzA, csrValA, csrRowPtrA, csrColIndA,
-                                          descrB, nnzB, csrValB, csrRowPtrB, csrColIndB, beta, descrD, nnzD, csrValD,
-                                          csrRowPtrD, csrColIndD, descrC, csrValC, const_cast<int*>(csrRowPtrC),
-                                          csrColIndC, nullptr);
-}
-inline musparseStatus_t musparseDcsrgemm2(
-    musparseHandle_t handle, int m, int n, int k, const double* alpha,
-    const musparseMatDescr_t descrA, int nnzA, const double* csrValA, const int* csrRowPtrA, const int* csrColIndA,
-    const musparseMatDescr_t descrB, int nnzB, const double* csrValB, const int* csrRowPtrB, const int* csrColIndB,
-    const double* beta,
-    const musparseMatDescr_t descrD, int nnzD, const double* csrValD, const int* csrRowPtrD, const int* csrColIndD,
-    const musparseMatDescr_t descrC, double* csrValC, const int* csrRowPtrC, int* csrColIndC,
-    const csrgemm2Info_t, void*) {
-  return musaport_sparse::csrgemm2<double>(handle, m, n, k, alpha, descrA, nnzA, csrValA, csrRowPtrA, csrColIndA,
-                                           descrB, nnzB, csrValB, csrRowPtrB, csrColIndB, beta, descrD, nnzD, csrValD,
-                                           csrRowPtrD, csrColIndD, descrC, csrValC, const_cast<int*>(csrRowPtrC),
-                                           csrColIndC, nullptr);
 }

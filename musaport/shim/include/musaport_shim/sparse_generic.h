@@ -8,6 +8,8 @@
 // toolkit's mixed-precision combinations answer MUSPARSE_STATUS_NOT_SUPPORTED.
 #pragma once
 
+#include <complex>
+
 typedef enum { MUSPARSE_FORMAT_CSR = 1, MUSPARSE_FORMAT_CSC = 2, MUSPARSE_FORMAT_COO = 3 } musparseFormat_t;
 
 struct musparseSpMatDescr {
