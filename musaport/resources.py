@@ -7,10 +7,7 @@ pyproject.toml's force-include).  Both layouts are looked up the same way.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -76,63 +73,55 @@ def user_cache() -> Path:
     return Path(base) / "musaport"
 
 
+def shim_root() -> Path:
+    """The shim shipped inside the package: ``include``, ``third_party``, ``wrappers``."""
+    return _PKG / "shim"
+
+
 def shim_include() -> Path:
     """The CPU-emulated MUSA toolkit headers shipped inside the package."""
-    return _PKG / "shim" / "include"
+    return shim_root() / "include"
 
 
 def shim_third_party() -> Path:
     """Stand-ins for third-party headers PyTorch's build takes from its submodules (``fmt/printf.h``),
     searched after every other folder so that a real copy wins."""
-    return _PKG / "shim" / "third_party"
+    return shim_root() / "third_party"
 
 
 def shim_wrappers() -> Path:
     """The shim's stand-ins for clang's CUDA wrappers of standard headers (for a clang that lacks them)."""
-    return _PKG / "shim" / "wrappers"
+    return shim_root() / "wrappers"
 
 
-@lru_cache(maxsize=1)
-def staged_shim() -> Path:
-    """The shim (``include``, ``third_party``, ``wrappers``) copied, once per content, to
-    ``<user cache>/shim/<digest>``, for the builds that go through the compiler cache.
+def mirrored_shim(dest: Path) -> Path:
+    """The shim (``include``, ``third_party``, ``wrappers``) mirrored into ``dest``, a build's own state
+    folder inside its ``--out``, for the builds that go through the compiler cache.
 
-    Why: ccache keys an object on the command line and on the paths in the preprocessed text, and the
-    shim is the one folder of those builds that lies in the checkout. Named at its place in the
-    package, every new clone or installation (CI's is a fresh clone) compiled the device anew; named
-    by its content, a build reuses what any checkout of the same shim compiled. A changed header is a
-    new digest, so a stale copy is never used.
+    Why there, and why a mirror: ccache keys an object on its command line and on the paths of the
+    headers it read, made relative to its base folder (``--out``). Inside ``--out`` the shim has the same
+    relative path in every output folder and every checkout, so a new ``--out`` (CI's fresh clone's)
+    hits the objects another one compiled. Only a file whose bytes differ is written, and a file the
+    package no longer has is removed: an unchanged header keeps its time stamp, so after a shim edit
+    Ninja recompiles only the objects that read a changed header, and ccache serves the rest. (Named by
+    the digest of the whole shim, as it once was, any edit renamed every header, and every object of
+    every build missed the cache.)
     """
-    root = _PKG / "shim"
-    files = sorted(f for f in root.rglob("*") if f.is_file())
-    digest = hashlib.sha256()
-    for f in files:
-        rel = f.relative_to(root).as_posix().encode()
-        data = f.read_bytes()
-        digest.update(b"%d:%s%d:" % (len(rel), rel, len(data)) + data)
-    target = user_cache() / "shim" / digest.hexdigest()[:20]
-    if (target / _STAGED).is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
-    try:
-        for f in files:
-            dest = staging / f.relative_to(root)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(f, dest)
-        (staging / _STAGED).write_text(digest.hexdigest() + "\n", encoding="utf-8")
-        try:
-            staging.rename(target)
-        except OSError:  # another process staged the same content first (or a torn copy is in the way)
-            if not (target / _STAGED).is_file():
-                shutil.rmtree(target, ignore_errors=True)
-                staging.rename(target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
-_STAGED = ".musaport-staged"  # written last into a staged shim: its presence means the copy is whole
+    root = shim_root()
+    wanted = {f.relative_to(root): f for f in sorted(root.rglob("*")) if f.is_file()}
+    for rel, source in wanted.items():
+        target = dest / rel
+        data = source.read_bytes()
+        if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        staging.write_bytes(data)
+        os.replace(staging, target)  # whole or not at all: a killed build never leaves a torn header
+    for stale in sorted((f for f in dest.rglob("*") if not f.is_dir()), reverse=True):
+        if stale.relative_to(dest) not in wanted:
+            stale.unlink()
+    return dest
 
 
 def default_fixture_tree() -> Path:

@@ -44,7 +44,7 @@ from musaport.ops.emit_registration import header, registration_source
 from musaport.ops.model import OperatorModel, operator_model
 from musaport.outdir import VALIDATE_BACKEND_JSON, OutDir, write_atomic
 from musaport.port.request import run_layout, run_rules
-from musaport.resources import data_dir, render_template, staged_shim
+from musaport.resources import data_dir, mirrored_shim, render_template
 from musaport.rewrite.rules import RuleSet
 from musaport.validate.backend import sparse
 from musaport.validate.backend.samples import DTYPES, Catalog, Sample
@@ -105,6 +105,7 @@ def mu_flags() -> list[str]:
 
 
 LIBRARY = "libmusaport_backend.so"
+SHIM = "shim"  # the shim's mirror in the state folder, beside the library (resources.mirrored_shim)
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
 # kernels, the operators libtorch's generic code refuses for the device, autocast, deterministic
@@ -242,7 +243,7 @@ class BuildEnv:
         the tree's own, for the internal headers a wheel does not ship (``ATen/native/ufunc/add.h``), and
         after them the shim's stand-ins for the tree's submodules (``fmt/printf.h``)."""
         ops = aten_ops_headers(self.source, self.out.work("validate"))
-        shim = staged_shim()  # by content, so that another checkout's build hits the compiler cache
+        shim = mirrored_shim(self.state / SHIM)  # inside --out: the same relative path in every build the cache serves
         dirs = [shim / "include", self.view / "aten/src", self.view, ops, *self.libtorch.include,
                 self.source / "aten/src", self.source]
         return [*BASE_FLAGS, *self.libtorch.cxx_flags(), *[f"-I{d}" for d in dirs], f"-idirafter{shim / 'third_party'}"]

@@ -30,8 +30,8 @@ from musaport import children
 from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
 from musaport.outdir import EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, OutDir, write_atomic
-from musaport.resources import render_template, staged_shim, user_cache
-from musaport.validate.backend.backend import ALIASING_FLAGS, FMA_FLAGS, MU_FLAGS, host_has_fma
+from musaport.resources import render_template, user_cache
+from musaport.validate.backend.backend import ALIASING_FLAGS, FMA_FLAGS, MU_FLAGS, SHIM, host_has_fma
 from musaport.validate.cpu import shared_alias
 from musaport.validate.cpu import view as cpu_view
 from musaport.validate.device.build import DEVICE_FLAGS, LOADER
@@ -60,6 +60,12 @@ class Device:
     python: Path
     torch_include: Path  # the release wheel's torch/include
     release: str
+
+    @property
+    def shim(self) -> Path:
+        """The shim the device was compiled with, mirrored beside its library: the extension compiles
+        with the same headers, under the same compiler-cache base folder."""
+        return self.loader_dir / SHIM
 
 
 @dataclass
@@ -173,8 +179,8 @@ def stand_in(state: Path, device: Device) -> Path:
     mu_after = [*(FMA_FLAGS if host_has_fma() else []), *ALIASING_FLAGS, *GPU_COMPILER_LENIENCY, *DEVICE_FLAGS]
     write_atomic(site / "torch_musa/utils/musa_extension.py", render_template(
         "extension/musa_extension.py.j2", header=text, musa_home=str(site),
-        include_dirs=[str(staged_shim() / "include"), str(device.view / "aten/src"), str(device.view)],
-        after_dirs=[str(staged_shim() / "third_party")], library_dir=str(device.library.parent),
+        include_dirs=[str(device.shim / "include"), str(device.view / "aten/src"), str(device.view)],
+        after_dirs=[str(device.shim / "third_party")], library_dir=str(device.library.parent),
         common_flags=list(COMMON_FLAGS), mu_flags=list(MU_FLAGS), mu_after=mu_after).encode())
     plugin = Path(__file__).with_name("pytest_plugin.py")
     write_atomic(site / "musaport_extension_plugin.py", plugin.read_bytes())

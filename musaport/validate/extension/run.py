@@ -28,15 +28,13 @@ from pathlib import Path
 from musaport.errors import LoadError, ToolError
 from musaport.outdir import VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD, OutDir, write_atomic
 from musaport.resources import render_template
+from musaport.validate.backend.backend import LIBRARY, SHIM
 from musaport.validate.device.build import LOADER, STATE
 from musaport.validate.extension import build as phase_build
 from musaport.validate.extension import compile as phase_compile
 from musaport.validate.extension import tests as phase_tests
 from musaport.validate.extension.trace import Tracer
 from musaport.validate.torchwheel import libtorch, torchenv
-
-LIBRARY = "libmusaport_backend.so"
-
 
 @dataclass(frozen=True)
 class Outcome:
@@ -64,7 +62,8 @@ def pytorch_port(torch: Path | None) -> OutDir:
 
 
 def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
-    """PT_OUT's ``musa`` device, built (every operator) when it has none yet."""
+    """PT_OUT's ``musa`` device, built (every operator) when it has none yet, or none with its shim
+    beside it (a device built before the shim was mirrored there)."""
     state = pt.work(STATE)
     library = state / LIBRARY
     release = libtorch.release(pt.source())
@@ -72,7 +71,7 @@ def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
         env = torchenv.fetch(release, log=log)
     except torchenv.FetchError as exc:
         raise ToolError(str(exc)) from None
-    if not library.is_file() or not (state / LOADER).is_file():
+    if not all(f.is_file() for f in (library, state / LOADER, state / SHIM / "include/musa_runtime.h")):
         from musaport.validate.device.build import build_device
 
         log(f"musaport: {pt.root} has no musa device yet: building it")
