@@ -163,6 +163,9 @@ def test_a_cuda_function_needs_the_stubs_its_generic_helpers_call(tmp_path: Path
     pytest.param("  if (backend == sdp::SDPBackend::cudnn_attention) { return out; }", "cuda-function",
                  id="enumerator"),
     pytest.param("  Tensor cudnn_seed = out;\n  cudnn_seed.zero_();", "cuda-function", id="variable"),
+    # An operator called through the dispatcher runs the kernel of the tensors' device: 2.6.0's
+    # _batch_norm_with_update_cuda calls at::cudnn_batch_norm only when _select_batch_norm_backend says cuDNN.
+    pytest.param("  if (false) { at::cudnn_batch_norm(out); }", "cuda-function", id="dispatcher-call"),
 ])
 def test_only_a_call_into_a_vendor_library_makes_a_kernel_not_portable(tmp_path: Path, line: str,
                                                                        kind: str) -> None:

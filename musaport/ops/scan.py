@@ -31,8 +31,10 @@ _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*")
 # Names a body can reach: any but ``std::`` ones (``std::max`` is not ``at::native::max``).
 _REACHABLE = re.compile(r"(?<![\w])(?<!std::)[A-Za-z_]\w*")
-# A reachable name that is called: ``f(``, ``f<T>(``; not ``Backend::cudnn_attention`` or ``cudnn_seed.data_ptr()``.
-_CALLED = re.compile(r"(?<![\w])(?<!std::)([A-Za-z_]\w*)\s*(?:<[^;{}()<>]*>\s*)?\(")
+# A reachable name that is called: ``f(``, ``f<T>(``; not ``Backend::cudnn_attention`` or ``cudnn_seed.data_ptr()``,
+# nor an operator called through the dispatcher, ``at::cudnn_batch_norm(``: that call links against libtorch
+# and runs the kernel of the tensors' own device (``at::native::cudnn_convolution(`` stays a call).
+_CALLED = re.compile(r"(?<![\w])(?<!std::)(?<!\bat::)([A-Za-z_]\w*)\s*(?:<[^;{}()<>]*>\s*)?\(")
 _AFTER_PARAMS = re.compile(r"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|&)*")
 _NOT_FUNCTIONS = frozenset("if for while switch return catch sizeof decltype alignof static_assert defined "
                            "TORCH_CHECK TORCH_INTERNAL_ASSERT AT_DISPATCH_SWITCH".split())
@@ -47,7 +49,7 @@ _TYPE_HEAD = re.compile(r"(?<!enum )\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:fin
 # skipping ahead to a literal, so the literal is found first and the whole pattern tried there (see cpp.text.from_heads).
 _TYPE_WORD = re.compile(r"struct|class")
 _DISPATCH_WORD = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH")
-SCAN_VERSION = 9
+SCAN_VERSION = 10
 
 
 @dataclass(frozen=True)
