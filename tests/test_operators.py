@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -250,6 +251,17 @@ def test_delegates_follow_their_out_variant(fixture_model: OperatorModel) -> Non
 def model_260(pytorch_260: Path, ported_260: Path) -> OperatorModel:
     """The model of the 2.6.0 port (its torchgen records and scan are cached by the run)."""
     return operator_model(pytorch_260, OutDir(ported_260))
+
+
+@pytest.mark.shared
+def test_the_kinds_table_of_the_registration_page_is_the_models(model_260: OperatorModel) -> None:
+    """docs/registration.md counts 2.6.0's operators by kind (structured delegates apart): those are this model's."""
+    page = (Path(__file__).resolve().parents[1] / "docs/registration.md").read_text(encoding="utf-8")
+    quoted = {kind: int(n) for kind, n in re.findall(r"^\| `([\w-]+)` \| (\d+) \|", page, re.M)}
+    own = [op for op in model_260.operators.values() if not op.delegate]
+    assert quoted == {kind: sum(op.kind == kind for op in own) for kind in KINDS}
+    delegates = len(model_260.operators) - len(own)
+    assert f"of the {len(own)} operators with a CUDA kernel" in page and f"their {delegates} structured delegates" in page
 
 
 @pytest.mark.shared
