@@ -265,6 +265,14 @@ def test_the_kinds_table_of_the_registration_page_is_the_models(model_260: Opera
 
 
 @pytest.mark.shared
+def test_the_registration_page_counts_the_registrations_of_the_port(ported_260: Path) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs/registration.md").read_text(encoding="utf-8")
+    source = (ported_260 / "generated_cuda_compatible/aten/src/ATen/RegisterMUSA.cpp").read_text(encoding="utf-8")
+    registered = source.count('m.impl("')
+    assert f"`RegisterMUSA.cpp` for 2.6.0 registers {registered:,} operators" in page
+
+
+@pytest.mark.shared
 def test_abs_out_goes_through_abs_stub(model_260: OperatorModel) -> None:
     op = model_260.operators["abs.out"]
     assert (op.kind, op.kernel, op.stubs, op.files) == (
