@@ -29,7 +29,7 @@ OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "ad
        "masked_fill_", "abs", "pow", "clamp_min", "sub", "div", "neg", "sign", "arange", "nonzero", "view_as_real",
        "max", "min", "lt", "ge", "_assert_async", "remainder",
        "log_sigmoid_forward", "log_sigmoid_backward",
-       "scatter", "scatter_add", "scatter_reduce", "aminmax", "_local_scalar_dense", "as_strided", "set_.source_Storage_storage_offset", "gather",
+       "scatter", "scatter_add", "scatter_reduce", "aminmax", "_local_scalar_dense", "as_strided", "set_.source_Storage_storage_offset", "set_.source_Tensor", "gather",
        "_nested_from_padded")
 
 PRELUDE = """
@@ -128,6 +128,33 @@ same(lambda x: F.pdist(x, p=3), torch.randn(6, 4), grad=True)
 same(lambda t, i, v: t.index_put((i,), v, accumulate=True), torch.zeros(5), torch.tensor([0, 1, 1, 4, 1]),
      torch.ones(5))
 same(F.logsigmoid, torch.randn(6), grad=True)  # CUDA's generic kernel named the stub's CUDA slot
+""")
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+@pytest.mark.slow
+def test_broadcast_indices_read_and_write_the_elements_they_name(device) -> None:
+    """libtorch strides the index tensors alike for CUDA, MPS and XPU sources only, and CUDA's index kernel
+    reads every index tensor at the first one's offset: on musa, t[rows[:, None], cols] read the wrong
+    elements (and past the end, a device-side assert) until the indexing adapter gave them CUDA's strides."""
+    _passes(device, """
+g, rows, cols = torch.randn(4, 5, 6, dtype=torch.float64), torch.tensor([[0], [2], [3]]), torch.tensor([[1, 4]])
+mask = torch.rand(4, 5) > 0.5
+on = lambda t, like: t.to(like.device)
+same(lambda g: g[on(rows, g), on(cols, g)], g, grad=True)
+same(lambda g: g[on(rows, g), :, on(cols, g)], g)                  # not adjacent: moved to the front
+same(lambda g: g[on(rows, g).int(), cols], g)                     # int32, and indices left on the CPU
+same(lambda g: g[on(mask, g), on(torch.tensor([1]), g)], g)       # a mask is its nonzero positions
+same(lambda t, v: t.index_put((on(rows, t), on(cols, t)), v), torch.zeros(4, 5), torch.arange(6.).view(3, 2))
+wide = (torch.randint(0, 4, (10, 1, 1)), torch.randint(0, 5, (1, 9, 1)), torch.randint(0, 6, (1, 1, 11)))
+same(lambda g: g[tuple(on(i, g) for i in wide)], g)               # 990 elements: more than one block
+try:
+    g.to("musa")[torch.tensor([0, 1]), torch.tensor([0, 1, 2])]
+    raise AssertionError("indices of shapes [2] and [3] were broadcast")
+except IndexError as exc:
+    assert "could not be broadcast together with shapes [2], [3]" in str(exc), exc
 """)
 
 

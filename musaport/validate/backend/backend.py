@@ -109,12 +109,13 @@ SHIM = "shim"  # the shim's mirror in the state folder, beside the library (reso
 # What a PrivateUse1 backend adds around the port (templates/backend): the _copy_from that
 # at::native::copy_ re-dispatches to, the PrivateUse1 hooks, convolution routed to the ported
 # kernels, the operators libtorch's generic code refuses for the device, autocast, deterministic
-# scatter, libtorch's device-generic sparse kernels on the device's sparse keys (backend/sparse.py), and
-# the autograd fallback libtorch gives every backend's autograd key but PrivateUse1's.
-ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic", "sparse",
+# scatter, index with its index tensors strided alike, libtorch's device-generic sparse kernels on the
+# device's sparse keys (backend/sparse.py), and the autograd fallback libtorch gives every backend's
+# autograd key but PrivateUse1's.
+ADAPTERS = ("copy_from", "hooks", "convolution", "refused_ops", "autocast", "deterministic", "indexing", "sparse",
             "autograd_fallback")
 # Adapters that call the port's own kernels (at::musa::) for the cases they leave alone: built only with them.
-WRAPPING_ADAPTERS = ("deterministic",)
+WRAPPING_ADAPTERS = ("deterministic", "indexing")
 _ADAPTER_IMPL = re.compile(r'TORCH_LIBRARY_IMPL\(aten, PrivateUse1, m\) \{(.*?)^\}', re.S | re.M)
 _IMPL_NAME = re.compile(r'm\.impl\("([\w.]+)"')
 MAX_ROUNDS = 8
