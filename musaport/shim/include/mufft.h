@@ -253,6 +253,17 @@ inline long long offset(const long long* idx, const long long* embed, int r, lon
   return off * stride;
 }
 
+// An embed smaller than its dimension is a pitch that overlaps rows, refused, unless every dimension
+// before it has size 1: then the pitch multiplies only zero indices. PyTorch's plans give a size-1
+// signal dimension an embed of 1 whatever the next one's size (CuFFTPlanCache.h), and cuFFT takes it.
+template <typename Size>
+inline bool unit_before(const Size* n, int d) {
+  for (int k = 0; k < d; ++k) {
+    if (n[k] != 1) return false;
+  }
+  return true;
+}
+
 inline mufftResult execute(const Plan& p, const void* input, void* output, int direction) {
   if (!p.made) return MUFFT_INVALID_PLAN;
   if (input == nullptr || output == nullptr) return MUFFT_INVALID_VALUE;
@@ -349,7 +360,7 @@ inline mufftResult make_plan(mufftHandle h, int rank, const long long* n, const 
   if (inembed != nullptr) {
     if (istride < 1 || idist < 0) return MUFFT_INVALID_VALUE;
     for (int d = 1; d < rank; ++d) {
-      if (inembed[d] < p.inembed[d]) return MUFFT_INVALID_VALUE;
+      if (inembed[d] < p.inembed[d] && !unit_before(n, d)) return MUFFT_INVALID_VALUE;
       p.inembed[d] = inembed[d];
     }
     p.istride = istride;
@@ -360,7 +371,7 @@ inline mufftResult make_plan(mufftHandle h, int rank, const long long* n, const 
   if (onembed != nullptr) {
     if (ostride < 1 || odist < 0) return MUFFT_INVALID_VALUE;
     for (int d = 1; d < rank; ++d) {
-      if (onembed[d] < p.onembed[d]) return MUFFT_INVALID_VALUE;
+      if (onembed[d] < p.onembed[d] && !unit_before(n, d)) return MUFFT_INVALID_VALUE;
       p.onembed[d] = onembed[d];
     }
     p.ostride = ostride;
