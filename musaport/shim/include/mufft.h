@@ -253,15 +253,21 @@ inline long long offset(const long long* idx, const long long* embed, int r, lon
   return off * stride;
 }
 
-// An embed smaller than its dimension is a pitch that overlaps rows, refused, unless every dimension
-// before it has size 1: then the pitch multiplies only zero indices. PyTorch's plans give a size-1
-// signal dimension an embed of 1 whatever the next one's size (CuFFTPlanCache.h), and cuFFT takes it.
-template <typename Size>
-inline bool unit_before(const Size* n, int d) {
-  for (int k = 0; k < d; ++k) {
-    if (n[k] != 1) return false;
+// Whether a layout's embeds make two elements of one signal share storage. cuFFT's address of an element
+// is ((x0 * embed[1] + x1) * embed[2] + x2) * stride, so the pitch of dimension k is the product of the
+// embeds after it, and an embed may be smaller than its dimension where the dimensions before it have
+// size 1: PyTorch's plans (CuFFTPlanCache.h) give the pitch of a size-1 dimension an embed of 1 whatever
+// the next dimension's size, and cuFFT takes them. Dimensions of size 1 never vary, so they do not count.
+inline bool overlapping(const long long* shape, const long long* embed, int rank) {
+  long long pitch = 1, extent = 1;  // extent: the elements spanned by the varying dimensions after k
+  for (int k = rank - 1; k >= 0; --k) {
+    if (shape[k] > 1) {
+      if (pitch < extent) return true;
+      extent += pitch * (shape[k] - 1);
+    }
+    if (k > 0) pitch *= embed[k];
   }
-  return true;
+  return false;
 }
 
 inline mufftResult execute(const Plan& p, const void* input, void* output, int direction) {
@@ -359,10 +365,13 @@ inline mufftResult make_plan(mufftHandle h, int rank, const long long* n, const 
   }
   if (inembed != nullptr) {
     if (istride < 1 || idist < 0) return MUFFT_INVALID_VALUE;
+    long long shape[3];
+    for (int d = 0; d < rank; ++d) shape[d] = p.inembed[d];
     for (int d = 1; d < rank; ++d) {
-      if (inembed[d] < p.inembed[d] && !unit_before(n, d)) return MUFFT_INVALID_VALUE;
+      if (inembed[d] < 1) return MUFFT_INVALID_VALUE;
       p.inembed[d] = inembed[d];
     }
+    if (overlapping(shape, p.inembed, rank)) return MUFFT_INVALID_VALUE;
     p.istride = istride;
     p.idist = idist;
   } else {
@@ -370,10 +379,13 @@ inline mufftResult make_plan(mufftHandle h, int rank, const long long* n, const 
   }
   if (onembed != nullptr) {
     if (ostride < 1 || odist < 0) return MUFFT_INVALID_VALUE;
+    long long shape[3];
+    for (int d = 0; d < rank; ++d) shape[d] = p.onembed[d];
     for (int d = 1; d < rank; ++d) {
-      if (onembed[d] < p.onembed[d] && !unit_before(n, d)) return MUFFT_INVALID_VALUE;
+      if (onembed[d] < 1) return MUFFT_INVALID_VALUE;
       p.onembed[d] = onembed[d];
     }
+    if (overlapping(shape, p.onembed, rank)) return MUFFT_INVALID_VALUE;
     p.ostride = ostride;
     p.odist = odist;
   } else {
