@@ -30,7 +30,7 @@ OPS = ("empty", "copy_", "fill_", "zero_", "add", "mul", "sum", "cat", "mm", "ad
        "max", "min", "lt", "ge", "_assert_async", "remainder",
        "log_sigmoid_forward", "log_sigmoid_backward",
        "scatter", "scatter_add", "scatter_reduce", "aminmax", "_local_scalar_dense", "as_strided", "set_.source_Storage_storage_offset", "set_.source_Tensor", "gather",
-       "_nested_from_padded")
+       "_nested_from_padded", "native_batch_norm")
 
 PRELUDE = """
 import sys, torch, torch.nn.functional as F
@@ -104,7 +104,8 @@ def test_operators_the_generic_code_refuses_run_on_the_ports_kernels(device) -> 
     """std/var and their _mean forms, mode, cdist, pdist ("supports tensors on a CPU, CUDA, or XPU device
     only") and index_put with accumulate=True ("index_put does not support accumulate=true") run on the
     ported kernels (the dispatch stubs the ported files fill for PrivateUse1); so does log_sigmoid's
-    backward, whose generic CUDA kernel called the stub's CUDA slot."""
+    backward, whose generic CUDA kernel called the stub's CUDA slot, and batch norm's statistics of a
+    non-contiguous input, which CUDA's kernel took from libtorch's var_mean_out (rule var-mean-out-dispatched)."""
     _passes(device, """
 a = torch.randn(5, 7, dtype=torch.float64)
 same(lambda a: torch.std(a, 1), a)
@@ -128,6 +129,8 @@ same(lambda x: F.pdist(x, p=3), torch.randn(6, 4), grad=True)
 same(lambda t, i, v: t.index_put((i,), v, accumulate=True), torch.zeros(5), torch.tensor([0, 1, 1, 4, 1]),
      torch.ones(5))
 same(F.logsigmoid, torch.randn(6), grad=True)  # CUDA's generic kernel named the stub's CUDA slot
+# A non-contiguous input takes CUDA's general statistics path, which called libtorch's var_mean_out
+same(lambda x: F.batch_norm(x, None, None, training=True), torch.randn(2, 3, 4, 5).transpose(2, 3))
 """)
 
 
