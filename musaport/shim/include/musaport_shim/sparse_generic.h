@@ -1,16 +1,21 @@
-// musaport shim: muSPARSE's generic API on the CPU (included by musparse.h).
+// musaport shim: muSPARSE's generic API on the CPU (included by musparse.h):
+// the sparse and dense matrix descriptors and SpMM.
 //
 // A sparse descriptor (COO or CSR) and a dense one (column- or row-major)
-// only record their arrays; SpMM walks the nonzeros in storage order and adds
-// each one's contribution, so its result is deterministic, as the toolkit's
-// deterministic algorithms promise (COO_ALG2, CSR_ALG3).  Values may be float,
-// double or their complex types, computed in the values' own type; the
-// toolkit's mixed-precision combinations answer MUSPARSE_STATUS_NOT_SUPPORTED.
+// only record their arrays, their strided batch and (sparse) the fill mode
+// and diagonal type the triangular solves read; SpMM walks the nonzeros in
+// storage order and adds each one's contribution, so its result is
+// deterministic, as the toolkit's deterministic algorithms promise (COO_ALG2,
+// CSR_ALG3).  Values may be float, double or their complex types, computed in
+// the values' own type; the toolkit's mixed-precision combinations answer
+// MUSPARSE_STATUS_NOT_SUPPORTED.  The functions take the toolkit's (12.0)
+// const descriptors where it does (`musparseConstSpMatDescr_t`...).
 #pragma once
 
 #include <complex>
 
 typedef enum { MUSPARSE_FORMAT_CSR = 1, MUSPARSE_FORMAT_CSC = 2, MUSPARSE_FORMAT_COO = 3 } musparseFormat_t;
+typedef enum { MUSPARSE_SPMAT_FILL_MODE = 0, MUSPARSE_SPMAT_DIAG_TYPE = 1 } musparseSpMatAttribute_t;
 
 struct musparseSpMatDescr {
   musparseFormat_t format;
@@ -21,15 +26,24 @@ struct musparseSpMatDescr {
   musparseIndexType_t row_type, column_type;
   musparseIndexBase_t base;
   musaDataType value_type;
+  // CSR strided batch (musparseCsrSetStridedBatch), in elements; a zero stride shares one matrix.
+  int batch_count = 1;
+  int64_t offsets_batch_stride = 0, values_batch_stride = 0;
+  musparseFillMode_t fill_mode = MUSPARSE_FILL_MODE_LOWER;  // musparseSpMatSetAttribute
+  musparseDiagType_t diag_type = MUSPARSE_DIAG_TYPE_NON_UNIT;
 };
 struct musparseDnMatDescr {
   int64_t rows, cols, ld;
   void* values;
   musaDataType value_type;
   musparseOrder_t order;
+  int batch_count = 1;  // musparseDnMatSetStridedBatch, the stride in elements
+  int64_t batch_stride = 0;
 };
 typedef struct musparseSpMatDescr* musparseSpMatDescr_t;
 typedef struct musparseDnMatDescr* musparseDnMatDescr_t;
+typedef const struct musparseSpMatDescr* musparseConstSpMatDescr_t;
+typedef const struct musparseDnMatDescr* musparseConstDnMatDescr_t;
 
 namespace musaport_sparse {
 
@@ -46,6 +60,42 @@ inline int64_t index_at(const void* array, musparseIndexType_t t, int64_t i) {
   }
 }
 
+inline size_t index_size(musparseIndexType_t t) {
+  return t == MUSPARSE_INDEX_16U ? 2 : t == MUSPARSE_INDEX_32I ? 4 : 8;
+}
+
+// Stores v as entry i of an index array of type t.
+inline void index_set(void* array, musparseIndexType_t t, int64_t i, int64_t v) {
+  switch (t) {
+    case MUSPARSE_INDEX_16U: static_cast<uint16_t*>(array)[i] = static_cast<uint16_t>(v); break;
+    case MUSPARSE_INDEX_32I: static_cast<int32_t*>(array)[i] = static_cast<int32_t>(v); break;
+    default: static_cast<int64_t*>(array)[i] = v; break;
+  }
+}
+
+// The bytes of one value of type t (0: a type the shim does not compute).
+inline size_t value_size(musaDataType t) {
+  switch (t) {
+    case MUSA_R_16F: case MUSA_R_16BF: return 2;
+    case MUSA_R_32F: return 4;
+    case MUSA_R_64F: case MUSA_C_32F: return 8;
+    case MUSA_C_64F: return 16;
+    default: return 0;
+  }
+}
+
+// Calls f with a value of the C++ type that computes musaDataType t (float, double, std::complex of
+// either); any other type is MUSPARSE_STATUS_NOT_SUPPORTED.
+template <typename F> inline musparseStatus_t by_value_type(musaDataType t, F&& f) {
+  switch (t) {
+    case MUSA_R_32F: return f(float(0));
+    case MUSA_R_64F: return f(double(0));
+    case MUSA_C_32F: return f(std::complex<float>(0));
+    case MUSA_C_64F: return f(std::complex<double>(0));
+    default: return MUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+}
+
 template <typename T> inline T conj_of(T v) { return v; }
 template <typename T> inline std::complex<T> conj_of(std::complex<T> v) { return std::conj(v); }
 
@@ -53,6 +103,37 @@ template <typename T> inline std::complex<T> conj_of(std::complex<T> v) { return
 template <typename T> inline T& dense_at(const musparseDnMatDescr& m, int64_t i, int64_t j) {
   T* v = static_cast<T*>(m.values);
   return m.order == MUSPARSE_ORDER_COL ? v[i + j * m.ld] : v[i * m.ld + j];
+}
+
+// Element (i, j) of op(M), op(M) read through M's descriptor.
+template <typename T> inline T dense_op_at(const musparseDnMatDescr& m, musparseOperation_t op, int64_t i, int64_t j) {
+  if (op == MUSPARSE_OPERATION_NON_TRANSPOSE) return dense_at<T>(m, i, j);
+  return op == MUSPARSE_OPERATION_TRANSPOSE ? dense_at<T>(m, j, i) : conj_of(dense_at<T>(m, j, i));
+}
+
+// Batch b of a strided batch: the same descriptor with its arrays moved on by b strides.
+inline musparseDnMatDescr dense_batch(const musparseDnMatDescr& m, int64_t b) {
+  musparseDnMatDescr out = m;
+  out.values = static_cast<char*>(m.values) + b * m.batch_stride * static_cast<int64_t>(value_size(m.value_type));
+  out.batch_count = 1;
+  return out;
+}
+inline musparseSpMatDescr sparse_batch(const musparseSpMatDescr& a, int64_t b) {
+  musparseSpMatDescr out = a;
+  out.rows_or_offsets = static_cast<char*>(a.rows_or_offsets) +
+                        b * a.offsets_batch_stride * static_cast<int64_t>(index_size(a.row_type));
+  out.columns =
+      static_cast<char*>(a.columns) + b * a.values_batch_stride * static_cast<int64_t>(index_size(a.column_type));
+  out.values =
+      static_cast<char*>(a.values) + b * a.values_batch_stride * static_cast<int64_t>(value_size(a.value_type));
+  out.batch_count = 1;
+  return out;
+}
+
+// How many batches a product over operands of batch counts x and y writes into an output of batch count
+// out: each operand has the output's count or one matrix (shared by every batch); -1 when neither.
+inline int64_t batch_of(int64_t out, int64_t x, int64_t y) {
+  return (x == out || x == 1) && (y == out || y == 1) ? out : -1;
 }
 
 // The shape of op(M) for a matrix of rows x cols.
@@ -96,12 +177,7 @@ inline musparseStatus_t spmm(musparseOperation_t op_a, musparseOperation_t op_b,
     const T v = al * (op_a == MUSPARSE_OPERATION_CONJUGATE_TRANSPOSE ? conj_of(values[e]) : values[e]);
     const int64_t i = op_a == MUSPARSE_OPERATION_NON_TRANSPOSE ? r : col;
     const int64_t p = op_a == MUSPARSE_OPERATION_NON_TRANSPOSE ? col : r;
-    for (int64_t j = 0; j < c.cols; ++j) {
-      const T x = op_b == MUSPARSE_OPERATION_NON_TRANSPOSE ? dense_at<T>(b, p, j)
-                  : op_b == MUSPARSE_OPERATION_TRANSPOSE ? dense_at<T>(b, j, p)
-                                                         : conj_of(dense_at<T>(b, j, p));
-      dense_at<T>(c, i, j) += v * x;
-    }
+    for (int64_t j = 0; j < c.cols; ++j) dense_at<T>(c, i, j) += v * dense_op_at<T>(b, op_b, p, j);
   });
   return MUSPARSE_STATUS_SUCCESS;
 }
@@ -130,11 +206,11 @@ inline musparseStatus_t musparseCreateCsr(musparseSpMatDescr_t* spMatDescr, int6
                                                      csrValues, csrRowOffsetsType, csrColIndType, idxBase,
                                                      valueType});
 }
-inline musparseStatus_t musparseDestroySpMat(musparseSpMatDescr_t spMatDescr) {
+inline musparseStatus_t musparseDestroySpMat(musparseConstSpMatDescr_t spMatDescr) {
   delete spMatDescr;
   return MUSPARSE_STATUS_SUCCESS;
 }
-inline musparseStatus_t musparseSpMatGetSize(musparseSpMatDescr_t spMatDescr, int64_t* rows, int64_t* cols,
+inline musparseStatus_t musparseSpMatGetSize(musparseConstSpMatDescr_t spMatDescr, int64_t* rows, int64_t* cols,
                                              int64_t* nnz) {
   if (spMatDescr == nullptr || rows == nullptr || cols == nullptr || nnz == nullptr)
     return MUSPARSE_STATUS_INVALID_VALUE;
@@ -157,6 +233,36 @@ inline musparseStatus_t musparseCsrSetPointers(musparseSpMatDescr_t spMatDescr, 
   spMatDescr->rows_or_offsets = csrRowOffsets, spMatDescr->columns = csrColInd, spMatDescr->values = csrValues;
   return MUSPARSE_STATUS_SUCCESS;
 }
+// Batch i of a CSR matrix starts offsetsBatchStride row offsets and columnsValuesBatchStride columns and
+// values after batch i - 1 (0: every batch reads the same matrix).
+inline musparseStatus_t musparseCsrSetStridedBatch(musparseSpMatDescr_t spMatDescr, int batchCount,
+                                                   int64_t offsetsBatchStride, int64_t columnsValuesBatchStride) {
+  if (spMatDescr == nullptr || spMatDescr->format != MUSPARSE_FORMAT_CSR || batchCount < 1 ||
+      offsetsBatchStride < 0 || columnsValuesBatchStride < 0)
+    return MUSPARSE_STATUS_INVALID_VALUE;
+  spMatDescr->batch_count = batchCount;
+  spMatDescr->offsets_batch_stride = offsetsBatchStride;
+  spMatDescr->values_batch_stride = columnsValuesBatchStride;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+// The fill mode and diagonal type SpSV and SpSM read (data points at a musparseFillMode_t or musparseDiagType_t).
+inline musparseStatus_t musparseSpMatSetAttribute(musparseSpMatDescr_t spMatDescr, musparseSpMatAttribute_t attribute,
+                                                  void* data, size_t dataSize) {
+  if (spMatDescr == nullptr || data == nullptr) return MUSPARSE_STATUS_INVALID_VALUE;
+  if (attribute == MUSPARSE_SPMAT_FILL_MODE && dataSize == sizeof(musparseFillMode_t)) {
+    const musparseFillMode_t mode = *static_cast<const musparseFillMode_t*>(data);
+    if (mode != MUSPARSE_FILL_MODE_LOWER && mode != MUSPARSE_FILL_MODE_UPPER) return MUSPARSE_STATUS_INVALID_VALUE;
+    spMatDescr->fill_mode = mode;
+    return MUSPARSE_STATUS_SUCCESS;
+  }
+  if (attribute == MUSPARSE_SPMAT_DIAG_TYPE && dataSize == sizeof(musparseDiagType_t)) {
+    const musparseDiagType_t diag = *static_cast<const musparseDiagType_t*>(data);
+    if (diag != MUSPARSE_DIAG_TYPE_NON_UNIT && diag != MUSPARSE_DIAG_TYPE_UNIT) return MUSPARSE_STATUS_INVALID_VALUE;
+    spMatDescr->diag_type = diag;
+    return MUSPARSE_STATUS_SUCCESS;
+  }
+  return MUSPARSE_STATUS_INVALID_VALUE;
+}
 inline musparseStatus_t musparseCreateDnMat(musparseDnMatDescr_t* dnMatDescr, int64_t rows, int64_t cols, int64_t ld,
                                             void* values, musaDataType valueType, musparseOrder_t order) {
   if (dnMatDescr == nullptr || rows < 0 || cols < 0) return MUSPARSE_STATUS_INVALID_VALUE;
@@ -164,8 +270,15 @@ inline musparseStatus_t musparseCreateDnMat(musparseDnMatDescr_t* dnMatDescr, in
   *dnMatDescr = new musparseDnMatDescr{rows, cols, ld, values, valueType, order};
   return MUSPARSE_STATUS_SUCCESS;
 }
-inline musparseStatus_t musparseDestroyDnMat(musparseDnMatDescr_t dnMatDescr) {
+inline musparseStatus_t musparseDestroyDnMat(musparseConstDnMatDescr_t dnMatDescr) {
   delete dnMatDescr;
+  return MUSPARSE_STATUS_SUCCESS;
+}
+inline musparseStatus_t musparseDnMatSetStridedBatch(musparseDnMatDescr_t dnMatDescr, int batchCount,
+                                                     int64_t batchStride) {
+  if (dnMatDescr == nullptr || batchCount < 1 || batchStride < 0) return MUSPARSE_STATUS_INVALID_VALUE;
+  dnMatDescr->batch_count = batchCount;
+  dnMatDescr->batch_stride = batchStride;
   return MUSPARSE_STATUS_SUCCESS;
 }
 inline musparseStatus_t musparseDnMatGetValues(musparseDnMatDescr_t dnMatDescr, void** values) {
@@ -176,7 +289,8 @@ inline musparseStatus_t musparseDnMatGetValues(musparseDnMatDescr_t dnMatDescr, 
 
 // SpMM needs no workspace here: the product is accumulated into C in place.
 inline musparseStatus_t musparseSpMM_bufferSize(musparseHandle_t handle, musparseOperation_t, musparseOperation_t,
-                                                const void*, musparseSpMatDescr_t matA, musparseDnMatDescr_t matB,
+                                                const void*, musparseConstSpMatDescr_t matA,
+                                                musparseConstDnMatDescr_t matB,
                                                 const void*, musparseDnMatDescr_t matC, musaDataType,
                                                 musparseSpMMAlg_t, size_t* bufferSize) {
   if (handle == nullptr) return MUSPARSE_STATUS_NOT_INITIALIZED;
@@ -185,8 +299,10 @@ inline musparseStatus_t musparseSpMM_bufferSize(musparseHandle_t handle, muspars
   *bufferSize = 0;
   return MUSPARSE_STATUS_SUCCESS;
 }
+// A strided batch computes C_i = alpha * op(A_i) * op(B_i) + beta * C_i, i < C's batch count; A or B may be
+// one matrix for every batch.
 inline musparseStatus_t musparseSpMM(musparseHandle_t handle, musparseOperation_t opA, musparseOperation_t opB,
-                                     const void* alpha, musparseSpMatDescr_t matA, musparseDnMatDescr_t matB,
+                                     const void* alpha, musparseConstSpMatDescr_t matA, musparseConstDnMatDescr_t matB,
                                      const void* beta, musparseDnMatDescr_t matC, musaDataType computeType,
                                      musparseSpMMAlg_t, void*) {
   if (handle == nullptr) return MUSPARSE_STATUS_NOT_INITIALIZED;
@@ -194,11 +310,17 @@ inline musparseStatus_t musparseSpMM(musparseHandle_t handle, musparseOperation_
     return MUSPARSE_STATUS_INVALID_VALUE;
   if (matA->value_type != computeType || matB->value_type != computeType || matC->value_type != computeType)
     return MUSPARSE_STATUS_NOT_SUPPORTED;
-  switch (computeType) {
-    case MUSA_R_32F: return musaport_sparse::spmm<float>(opA, opB, alpha, *matA, *matB, beta, *matC);
-    case MUSA_R_64F: return musaport_sparse::spmm<double>(opA, opB, alpha, *matA, *matB, beta, *matC);
-    case MUSA_C_32F: return musaport_sparse::spmm<std::complex<float>>(opA, opB, alpha, *matA, *matB, beta, *matC);
-    case MUSA_C_64F: return musaport_sparse::spmm<std::complex<double>>(opA, opB, alpha, *matA, *matB, beta, *matC);
-    default: return MUSPARSE_STATUS_NOT_SUPPORTED;
-  }
+  const int64_t batches = musaport_sparse::batch_of(matC->batch_count, matA->batch_count, matB->batch_count);
+  if (batches < 0) return MUSPARSE_STATUS_INVALID_VALUE;
+  return musaport_sparse::by_value_type(computeType, [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t i = 0; i < batches; ++i) {
+      const musparseStatus_t status = musaport_sparse::spmm<T>(
+          opA, opB, alpha, musaport_sparse::sparse_batch(*matA, matA->batch_count == 1 ? 0 : i),
+          musaport_sparse::dense_batch(*matB, matB->batch_count == 1 ? 0 : i), beta,
+          musaport_sparse::dense_batch(*matC, i));
+      if (status != MUSPARSE_STATUS_SUCCESS) return status;
+    }
+    return MUSPARSE_STATUS_SUCCESS;
+  });
 }
