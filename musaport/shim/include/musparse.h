@@ -5,8 +5,11 @@
 // SpMM, SpMV, SpSV, SpSM, SDDMM and SpGEMM; the legacy csrgemm2, csrgeam2,
 // csrmm2, conversions and sorts, and the BSR routines (bsrmm, bsrmv, bsrsv2,
 // bsrsm2).  Values are float, double and their complex types, computed in
-// their own type.  Memory is the host's, so every routine runs where it is
-// called, in order with the stream's kernels.
+// their own type; mixed precision (half or bfloat16 values with a float
+// compute type), other value types and the operations the toolkit does not
+// offer (a transposed A in SpGEMM, bsrmm and bsrmv, say) answer
+// MUSPARSE_STATUS_NOT_SUPPORTED.  Memory is the host's, so every routine runs
+// where it is called, in order with the stream's kernels.
 #pragma once
 
 #include <cstddef>
