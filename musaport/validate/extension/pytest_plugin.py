@@ -15,7 +15,11 @@ drivers"), so no test of the project could even be collected. The plugin
 makes a stand-in the active driver (Triton's own ``driver.set_active``) when
 Triton has no driver of its own: importing works, and a test that launches
 a Triton kernel fails with an error that says the emulated device has no
-Triton backend.
+Triton backend. Where the installed Triton predates ``triton.set_allocator``
+(Triton 3.5's hook for the global scratch memory some kernels ask for;
+mamba's Mamba-3 modules call it when they are imported, and torch 2.6.0's
+environment has Triton 3.2), the stand-in adds one that keeps the allocator
+and nothing more: no Triton kernel runs on the emulated device to ask it.
 
 Each test also records how many allocations it asked of the device's
 caching allocator (``torch.musa.memory_stats``), as the JUnit property
@@ -153,3 +157,18 @@ def _triton_stand_in():
             raise RuntimeError(f"{_NO_TRITON} (Triton asked its driver for {name})")
 
     driver.set_active(EmulatedDevice())
+    _allocator_hook_stand_in()
+
+
+def _allocator_hook_stand_in():
+    """``triton.set_allocator`` where Triton has none: it keeps the allocator (``triton.musaport_allocator``),
+    which no kernel calls, since none runs here."""
+    import triton
+
+    if hasattr(triton, "set_allocator"):
+        return
+
+    def set_allocator(allocator):
+        triton.musaport_allocator = allocator
+
+    triton.set_allocator = set_allocator
