@@ -20,6 +20,7 @@ from musaport.outdir import OutDir
 from musaport.validate.device.build import build_device
 
 VECOPS = ROOT / "fixtures" / "extensions" / "vecops"
+PYOPS = ROOT / "fixtures" / "extensions" / "pyops"
 M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
 
 
@@ -243,6 +244,76 @@ def test_one_command_ports_compiles_builds_and_tests_the_project(pt_out: Path, t
     again = musaport("run", "--src", str(VECOPS), "--out", str(ext), "-q")
     assert again.returncode == 0 and not list((ext / ".musaport").glob("staging-*"))
     assert not (VECOPS / "build").exists()
+
+
+USES_VECOPS = """import torch
+import vecops
+
+
+def test_scale_from_the_other_project():
+    x = torch.arange(6.0).cuda()
+    y = vecops.scale(x, 2.0)
+    assert y.is_cuda
+    torch.testing.assert_close(y.cpu(), torch.arange(6.0) * 2)
+"""
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_tests_import_another_ported_extension_built_against_the_same_device(pt_out: Path, tmp_path: Path) -> None:
+    """mamba's tests import causal-conv1d, another project's port: --with-extension puts the build of an
+    extension validated against the same device on the tests' path. Here pyops' tests import vecops."""
+    vec = tmp_path / "vec"
+    done = musaport("validate", "--extension", "--src", str(VECOPS), "--out", str(vec), "--torch", str(pt_out),
+                    "-j", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    project = tmp_path / "pyops"
+    shutil.copytree(PYOPS, project)
+    (project / "tests/test_uses_vecops.py").write_text(USES_VECOPS)
+    ext = tmp_path / "ext"
+    _port(project, ext)
+    alone = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
+                     "--tests", "test_uses_vecops.py")
+    assert alone.returncode == 1
+    assert "No module named 'vecops'" in (ext / "validate_extension_report.json").read_text()
+    before = tree_digest(vec)
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
+                    "--tests", "test_uses_vecops.py", "--with-extension", str(vec))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((ext / "validate_extension_report.json").read_text())
+    assert (report["tests"]["passed"], report["tests"]["failed"], report["tests"]["errors"]) == (1, 0, 0)
+    (mate,) = report["tests"]["with_extensions"]
+    assert mate["out"] == str(vec) and mate["modules"] == ["vecops._C"] and mate["project"] == str(VECOPS)
+    assert report["command"].endswith("--with-extension vec")
+    assert f"NOTE the tests import the port of {VECOPS} too (vecops._C, from {vec})" in done.stdout
+    assert f"- `{VECOPS}` (`{vec}`): `vecops._C`" in (ext / "validate_extension_report.md").read_text()
+    assert tree_digest(vec) == before  # the other port is only read
+
+
+def test_with_extension_must_be_a_validated_extension_of_the_same_torch(tmp_path: Path) -> None:
+    pt, other = tmp_path / "pt", tmp_path / "other-pt"
+    for out in (pt, other):
+        assert musaport("run", "--out", str(out), "-q").returncode == 0
+    mate, ext = tmp_path / "mate", tmp_path / "ext"
+    _port(VECOPS, mate)
+    done = musaport("validate", "--extension", "--src", str(VECOPS), "--out", str(ext), "--torch", str(pt),
+                    "--with-extension", str(mate))
+    assert done.returncode == 2 and not ext.exists() and "Traceback" not in done.stderr
+    assert f"{mate}: --with-extension is not the --out of a 'musaport validate --extension' run" in done.stderr
+    report = mate / "validate_extension_report.json"
+    report.write_text(json.dumps({"torch": str(other), "device": "", "build": {"ok": True, "modules": []}}))
+    done = musaport("validate", "--extension", "--src", str(VECOPS), "--out", str(ext), "--torch", str(pt),
+                    "--with-extension", str(mate))
+    assert done.returncode == 2 and not ext.exists()
+    assert f"{report}: validated against --torch {other}, not {pt}" in done.stderr
+    device = pt / ".musaport/device/libmusaport_backend.so"
+    report.write_text(json.dumps({"torch": str(pt), "device": str(device),
+                                  "build": {"ok": True, "modules": [{"name": "vecops._C", "loaded": False}]}}))
+    done = musaport("validate", "--extension", "--src", str(VECOPS), "--out", str(ext), "--torch", str(pt),
+                    "--with-extension", str(mate))
+    assert done.returncode == 2 and f"{report}: its module vecops._C does not load with the device" in done.stderr
+    assert not ext.exists()
 
 
 def test_one_command_says_what_is_wrong_before_it_writes(tmp_path: Path) -> None:

@@ -389,6 +389,10 @@ class ExtensionMode(Mode):
                "environment lacks, as a pip requirement (einops, torchvision==0.21.0); installed with what it needs "
                "that the environment lacks (never the environment's own), under OUT/.musaport/extension/deps.",
                kind="text", multiple=True, metavar="REQUIREMENT"),
+        Option(("--with-extension", "with_extension"), "--extension: another extension's OUT that 'validate "
+               "--extension' built against the same --torch, whose package the project's tests import (mamba's tests "
+               "import causal-conv1d); its build tree goes on the tests' path after the project's own.", kind="folder",
+               multiple=True, metavar="EXT_OUT"),
         Option(("--test-select", "test_select"), "--extension: run only the tests this pytest -k expression "
                "selects (for parametrized suites too large for the emulated device); the report gives it.",
                kind="text", metavar="EXPRESSION"),
@@ -399,14 +403,14 @@ class ExtensionMode(Mode):
                "OUT/generated_cuda_compatible, as git diff writes it) laid over it for the build and tests, in "
                "the order given; the port itself is left as it is.", kind="path", multiple=True, metavar="FILE"),
     )
-    owns = ("torch", "build_env", "tests", "test_deps", "test_select", "patch", "src")
+    owns = ("torch", "build_env", "tests", "test_deps", "with_extension", "test_select", "patch", "src")
     owns_why = "an extension's port proven against a PyTorch port's musa device"
     takes_patterns = False
     no_patterns_why = "select its test files with --tests"
 
     def run(self, request: Invocation) -> Result:
         from musaport.validate.extension.port import port_project
-        from musaport.validate.extension.run import pytorch_port, summary_line, validate_extension
+        from musaport.validate.extension.run import check_companions, pytorch_port, summary_line, validate_extension
 
         o = request.options
         env = {}
@@ -424,20 +428,23 @@ class ExtensionMode(Mode):
                 raise LoadError(f"--test-deps {dep!r}: expected a requirement (a package name, maybe with a "
                                 "version), not a pip option")
         src = o.get("src")
+        mates = tuple(Path(p) for p in o.get("with_extension") or ())
         command = ("musaport validate --extension" + (" --src PROJECT" if src else "") + " --out EXT_OUT --torch PT_OUT"
                    + "".join(f" --build-env {k}={v}" for k, v in env.items())
                    + "".join(f" --tests {t}" for t in tests) + "".join(f" --test-deps {d}" for d in deps)
+                   + "".join(f" --with-extension {p.name}" for p in mates)
                    + (f" --test-select {shlex.quote(select)}" if select else "")
                    + "".join(f" --patch {Path(p).name}" for p in patches))
         ported = None
         if src:
-            pytorch_port(o.get("torch"))  # a wrong --torch is said before anything is written
+            # a wrong --torch or --with-extension is said before anything is written
+            check_companions(mates, pytorch_port(o.get("torch")), request.out)
             request.log(f"musaport: phase 1 of 4: port {src} into {request.out.root} (as musaport run --src)")
             done = port_project(Path(src), request.out, request.jobs)
             request.echo(done.line())
             ported = asdict(done)
         outcome = validate_extension(request.out, o.get("torch"), request.jobs, env, tests, request.log,
-                                     request.echo, request.progress, command, deps, patches, select, ported)
+                                     request.echo, request.progress, command, deps, patches, select, ported, mates)
         return Result(outcome.passed, outcome.total, summary_line(outcome), outcome.md_path, empty_fails=True)
 
 

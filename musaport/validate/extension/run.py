@@ -32,6 +32,7 @@ from musaport.validate.backend.backend import LIBRARY, SHIM
 from musaport.validate.device.build import LOADER, STATE
 from musaport.validate.extension import build as phase_build
 from musaport.validate.extension import compile as phase_compile
+from musaport.validate.extension.companions import Companion, companions
 from musaport.validate.extension import tests as phase_tests
 from musaport.validate.extension.trace import Tracer
 from musaport.validate.torchwheel import libtorch, torchenv
@@ -84,13 +85,16 @@ def device_of(pt: OutDir, jobs: int, log) -> phase_build.Device:
 def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: dict[str, str],
                        test_patterns: tuple[str, ...], log, echo, progress=None, command: str = "",
                        test_deps: tuple[str, ...] = (), patches: tuple[Path, ...] = (), select: str = "",
-                       ported: dict | None = None) -> Outcome:
+                       ported: dict | None = None, with_extensions: tuple[Path, ...] = ()) -> Outcome:
     """The three phases; the report written; see the module docstring. ``ported``: what the port phase of
-    ``--src`` did (``validate.extension.port``), which came first and is counted as phase 1 of 4."""
+    ``--src`` did (``validate.extension.port``), which came first and is counted as phase 1 of 4.
+    ``with_extensions``: other extensions' OUTs, validated against the same PT_OUT, whose built packages the
+    tests import (``companions``)."""
     started = time.monotonic()
     first, phases = (2, 4) if ported else (1, 3)
     out.require_port()
     pt = pytorch_port(torch)
+    mates = check_companions(with_extensions, pt, out)
     patterns = phase_tests.check_patterns(test_patterns)
     device = device_of(pt, jobs, log)
     tracer = Tracer(out)
@@ -135,6 +139,8 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         m["trace"] = tracer.trace("", where or m["sources"], near=None).as_dict() if not m["loaded"] else {}
 
     log(f"musaport: phase {first + 2} of {phases}: the project's own tests on musa")
+    for m in mates:
+        echo(f"NOTE the tests import the port of {m.project or m.out} too ({', '.join(m.modules)}, from {m.out})")
     tree = state / "src"
     test_files: list[phase_tests.TestFile] = []
     if built.ok:
@@ -142,14 +148,14 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         env = phase_build.environment(out, state / "site", device, build_env)
         sources = sorted({s for m in built.modules for s in m.sources})
         test_files = phase_tests.run_tests(tree, root, phase_tests.find_tests(tree, patterns), device, env, state,
-                                           tracer, sources, log, select)
+                                           tracer, sources, log, select, [Path(m.path) for m in mates])
     for t in test_files:
         echo(f"{'PASS' if _clean(t) else 'FAIL'} tests {t.file}: {t.passed} passed, {t.failed} failed, "
              f"{t.skipped} skipped, {t.errors} errors" + (f" ({t.error})" if t.error else ""))
     totals = {k: sum(getattr(t, k) for t in test_files)
               for k in ("passed", "failed", "skipped", "errors", "passed_off_device", "failed_off_device")}
     tests_doc = {"ran": built.ok, "patterns": list(patterns), "select": select, "deps": list(test_deps),
-                 "deps_error": deps_error,
+                 "deps_error": deps_error, "with_extensions": [asdict(m) for m in mates],
                  **totals, "files": [asdict(t) for t in test_files]}
 
     loaded = sum(m.loaded for m in built.modules)
@@ -165,6 +171,11 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     passed = compiled["passed"] + int(built.ok) + loaded + sum(_clean(t) for t in test_files)
     total = compiled["total"] + 1 + len(built.modules) + len(test_files) + len(built.dropped) + bool(deps_error)
     return Outcome(doc, passed, total, json_path, md_path)
+
+
+def check_companions(roots: tuple[Path, ...], pt: OutDir, out: OutDir) -> list[Companion]:
+    """``--with-extension``: each checked against PT_OUT's device (where it is, built or not yet)."""
+    return companions(roots, pt.root, pt.work(STATE) / LIBRARY, out.root)
 
 
 def _clean(t: phase_tests.TestFile) -> bool:

@@ -79,8 +79,10 @@ def find_tests(tree: Path, patterns: tuple[str, ...]) -> list[Path]:
 
 
 def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: dict[str, str], state: Path,
-              tracer: Tracer, built_sources: list[str], log, select: str = "") -> list[TestFile]:
+              tracer: Tracer, built_sources: list[str], log, select: str = "",
+              companions: list[Path] | None = None) -> list[TestFile]:
     """Each file through pytest in ``root`` (the folder of the ported setup.py); counts and traced failures.
+    ``companions``: the build trees of other ported extensions the tests import, on the path after ``root``.
 
     ``select``: a pytest ``-k`` expression (``--test-select``), for projects whose parametrized suites are
     too large for the emulated device; a file in which it selects nothing, and a script (which has no
@@ -88,7 +90,8 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
     if not files:
         return []
     results = []
-    env = dict(env, MUSAPORT_TEST_DEVICE="musa", PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], str(root)]))
+    path = [env["PYTHONPATH"], str(root), *(str(c) for c in companions or ())]
+    env = dict(env, MUSAPORT_TEST_DEVICE="musa", PYTHONPATH=os.pathsep.join(path))
     for i, path in enumerate(files, 1):
         rel = path.relative_to(tree).as_posix()
         log(f"musaport: tests {i} of {len(files)}: {rel}")
