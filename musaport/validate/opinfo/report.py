@@ -173,8 +173,10 @@ def render_markdown(doc: dict, command: str) -> str:
     if doc["test_files"]:
         lines += ["## PyTorch's test files on the device", "",
                   "`CUDA branch`: failed tests whose own code checks for a CUDA device (a skip or a dtype list "
-                  "that does not fire for a PrivateUse1 device running CUDA's kernels), counted apart from "
-                  "`failed`; each is listed with that line below.", "",
+                  "that does not fire for a PrivateUse1 device running CUDA's kernels), or that the release's own "
+                  "libtorch refused before any ported kernel ran (a `TORCH_CHECK` of its sources that admits CUDA "
+                  "and not this device, found by its message), counted apart from `failed`; each is listed with "
+                  "that line below.", "",
                   "| file | passed | failed | CUDA branch | skipped | errors | seconds | note |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, f in doc["test_files"].items():

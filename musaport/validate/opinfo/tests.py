@@ -52,6 +52,7 @@ from typing import Callable
 from musaport import children
 from musaport.jsonfile import load_json
 from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
+from musaport.validate.opinfo import libtorch_checks
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import without_numbers
 
@@ -242,6 +243,29 @@ def cuda_branches(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
                    for row in rows if row.get("outcome") == "failed" and row.get("cuda_branch"))
 
 
+def libtorch_branches(rows: list[dict], tree: Path | None) -> list[dict]:
+    """The failed tests that the release's own libtorch refused on the device (a check of its non-CUDA
+    sources that admits CUDA, ``libtorch_checks``) marked as CUDA branches, at that check's line: the port
+    never ran for them, and every PrivateUse1 backend of the release meets the same check."""
+    if tree is None:
+        return rows
+    marked = []
+    for row in rows:
+        if row.get("outcome") == "failed" and not row.get("cuda_branch"):
+            check = libtorch_checks.check_of(str(row.get("first", "")), tree)
+            if check is not None:
+                row = dict(row, cuda_branch=f"libtorch {check.where}: TORCH_CHECK({check.condition[:120]}")
+        marked.append(row)
+    return marked
+
+
+def _release_tree(path: Path, name: str) -> Path | None:
+    """The release's source tree a test file (``TREE/test/NAME``) belongs to, when it has libtorch's sources."""
+    parts = len(Path(name or path.name).parts) + 1
+    tree = path.parents[parts - 1] if len(path.parents) >= parts else None
+    return tree if tree is not None and (tree / "aten/src/ATen").is_dir() else None
+
+
 def skip_reasons(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
     """Skipped tests grouped by their reason without its numbers, the reason of most tests first."""
     return _ranked((without_numbers(str(row.get("reason", ""))) or "no reason given", 1, str(row.get("test", "")))
@@ -380,7 +404,7 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
     elif code not in (0, 1, 5):
         notes.append(f"pytest exited {code}: {_last_line(output)}")
     ran = counts is not None or any(partial.values())
-    rows = _rows(outcomes)
+    rows = libtorch_branches(_rows(outcomes), _release_tree(path, name))
     branches = cuda_branches(rows)
     apart = sum(n for _, n, _ in branches)
     counts = dict(counts or partial)
