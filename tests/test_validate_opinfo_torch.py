@@ -389,6 +389,13 @@ class TestAsCuda(TestCase):
     def test_through_a_helper(self, device):
         self._shared_body(device)
 
+    def allows(self, device, op):  # a public helper of the class, as test_torch's scatter_allow_reduce
+        return torch.device(device).type != "cuda" or op == "multiply"
+
+    def test_through_a_public_helper(self, device):
+        if self.allows(device, "add"):
+            raise RuntimeError('"cuda_scatter_gather_base_kernel_func" not implemented for Bool')
+
     def test_skipped(self, device):
         raise unittest.SkipTest("the shim has no NCCL (rank 3)")
 
@@ -516,9 +523,13 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
     device = Device(python, "musa", loader, tmp_path / "unused.so")
     [result] = run_test_files(device, tree, tmp_path / "work", ("nn/test_as_cuda.py",), log=lambda m: None)
     assert result.name == "nn/test_as_cuda.py"
-    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 3, 2, 0), result
+    assert (result.passed, result.failed, result.cuda_branch, result.skipped, result.errors) == (2, 1, 4, 2, 0), result
+    line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if 'op == "multiply"' in text)
+    public = [b for b in result.cuda_branches if 'op == "multiply"' in b[0]]
+    assert [b for b, _, _ in public] == [
+        f'test_as_cuda.py:{line}: return torch.device(device).type != "cuda" or op == "multiply"'], public
     [(route, _, _), (branch, tests, example), (helper, _, _)] = sorted(
-        result.cuda_branches, key=lambda b: ("if" in b[0], "'cuda'" in b[0]))
+        (b for b in result.cuda_branches if b not in public), key=lambda b: ("if" in b[0], "'cuda'" in b[0]))
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if "type == 'cuda'" in text)
     assert helper == f"test_as_cuda.py:{line}: if torch.device(device).type == 'cuda':", helper
     line = next(i for i, text in enumerate(AS_CUDA.splitlines(), 1) if '.type == "cuda"' in text)
@@ -535,6 +546,6 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
         "the shim has no NCCL (rank N)"]
     doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
     md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
-    assert "| nn/test_as_cuda.py | 2 | 1 | 3 | 2 | 0 |" in md
+    assert "| nn/test_as_cuda.py | 2 | 1 | 4 | 2 | 0 |" in md
     assert "### nn/test_as_cuda.py: failed tests that branch on CUDA or expect CUDA's route, by that line" in md
     assert "### nn/test_as_cuda.py: skipped tests by reason" in md

@@ -285,14 +285,15 @@ _CUDA_CHECK = re.compile(r"""(?:type|device)\s*[!=]=\s*['"]cuda['"]|['"]cuda['"]
                          r"""|(?:type|device)\s+(?:not\s+)?in\s*[\[(][^\])]*['"]cuda['"]|startswith\(\s*['"]cuda""")
 
 
-_HELPER_CALL = re.compile(r"\bself\.(_\w+)\s*\(")
+_HELPER_CALL = re.compile(r"\bself\.(\w+)\s*\(")
 
 
 def cuda_branch(function, cls=None, depth: int = 1) -> str:
     """``file:line: text`` of the first line of ``function``'s own source (its decorators' wrappers
-    unwrapped) that checks for a CUDA device, else of the test class's private helpers it calls
-    (``self._test_...(device)``, one level down: test_torch's shared bodies); '' when none has one or
-    the source cannot be read."""
+    unwrapped) that checks for a CUDA device, else of the helpers it calls that its own test file
+    defines (``self._test_...(device)``, ``self.scatter_allow_reduce(device, ...)``, one level down:
+    test_torch's shared bodies; never the framework's ``assertEqual`` and the like); '' when none has one
+    or the source cannot be read."""
     try:
         function = inspect.unwrap(function)
         lines, start = inspect.getsourcelines(function)
@@ -307,10 +308,18 @@ def cuda_branch(function, cls=None, depth: int = 1) -> str:
         return ""
     for name in dict.fromkeys(_HELPER_CALL.findall("".join(lines))):
         helper = getattr(cls, name, None)
-        found = cuda_branch(helper, cls, depth - 1) if callable(helper) else ""
+        found = cuda_branch(helper, cls, depth - 1) if callable(helper) and _defined_in(helper, path) else ""
         if found:
             return found
     return ""
+
+
+def _defined_in(function, name: str) -> bool:
+    """Whether ``function`` is defined in the file named ``name`` (the test's own file)."""
+    try:
+        return os.path.basename(inspect.getsourcefile(inspect.unwrap(function)) or "") == name
+    except (TypeError, OSError, ValueError):
+        return False
 
 
 # Failures that assert which of libtorch's routes a CUDA tensor takes, where libtorch sends every PrivateUse1
