@@ -26,6 +26,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from musaport.cpp.text import matching
+from musaport.extension.includes import blank
+
 # The folders whose C++ libtorch is compiled from and the port does not port.
 ROOTS = ("aten/src/ATen", "c10", "torch/csrc")
 CUDA_PARTS = {"cuda", "cudnn", "miopen", "hip", "mps", "xpu", "mkldnn", "vulkan", "metal", "quantized"}
@@ -57,57 +60,33 @@ class Check:
         return True
 
 
-def _call_args(text: str, start: int) -> tuple[str, int] | None:
-    """The text between a call's parentheses (``start``: just after ``(``), skipping strings; None when
-    the call does not close."""
-    depth, i, quote = 1, start, ""
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start:i], i
-        i += 1
-    return None
-
-
-def _split_condition(args: str) -> tuple[str, str]:
-    """A ``TORCH_CHECK``'s condition and the rest (its message), at the first top-level comma."""
-    depth, quote = 0, ""
-    for i, ch in enumerate(args):
-        if quote:
-            if ch == quote and args[i - 1] != "\\":
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
+def _condition_end(code: str, start: int, close: int) -> int:
+    """The first top-level comma of a call's arguments in a code view (strings blanked), else ``close``."""
+    depth = 0
+    for i in range(start, close):
+        ch = code[i]
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
-            return args[:i], args[i + 1:]
-    return args, ""
+            return i
+    return close
 
 
 def checks_in(text: str, rel: str) -> list[Check]:
     """The CUDA-admitting checks of one source file, with enough message text to be told apart."""
+    code = blank(text)  # comments and literals blanked, offsets kept: brackets in strings do not count
     found = []
-    for m in _CHECK.finditer(text):
-        call = _call_args(text, m.end())
-        if call is None:
+    for m in _CHECK.finditer(code):
+        close = matching(code, m.end() - 1)
+        if close < 0:
             continue
-        condition, message = _split_condition(call[0])
+        comma = _condition_end(code, m.end(), close)
+        condition = code[m.end():comma]
         if not CUDA_TEST.search(NOT_CUDA.sub(" ", condition)):
             continue
+        message = blank(text[comma:close], strings=False)  # comments out, the literals kept
         literals = tuple(s.encode().decode("unicode_escape") for s in _LITERAL.findall(message) if s)
         if sum(len(s) for s in literals) >= MIN_TEXT:
             line = text.count("\n", 0, m.start()) + 1
