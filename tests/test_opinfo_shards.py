@@ -80,13 +80,18 @@ def _op(status: str) -> dict:
 SHARD_1 = _doc("1/2", {"abs": _op("pass"), "sin": _op("fail")},
                {"test_ops.py": {"passed": 5, "failed": 1, "skipped": 2, "errors": 0, "seconds": 100.0,
                                 "timeout": False, "ran": True, "shards": 2,
-                                "causes": [{"error": "boom", "tests": 1, "example": "t1"}]}},
+                                "causes": [{"error": "boom", "tests": 1, "example": "t1"}],
+                                "cuda_branch": 2, "cuda_branches": [{"branch": "t.py:9: if cuda", "tests": 2,
+                                                                     "example": "t3"}]}},
                [{"kind": "fail", "summary": "wrong", "entries": ["sin"], "operators": ["sin"], "kernels": [],
                  "files": ["a.mu"], "rules": {}, "line_rules": {}, "first_error": "x"}])
 SHARD_2 = _doc("2/2", {"add": _op("pass"), "cos": _op("fail")},
                {"test_ops.py": {"passed": 7, "failed": 2, "skipped": 0, "errors": 0, "seconds": 140.0,
                                 "timeout": False, "ran": True, "shards": 2,
-                                "causes": [{"error": "boom", "tests": 2, "example": "t9"}]},
+                                "causes": [{"error": "boom", "tests": 2, "example": "t9"}],
+                                "cuda_branch": 1, "cuda_branches": [{"branch": "t.py:9: if cuda", "tests": 1,
+                                                                     "example": "t8"}],
+                                "cpu_too": 1, "cpu_too_causes": [{"error": "main", "tests": 1, "example": "t7"}]},
                 "test_b.py": {"passed": 3, "failed": 0, "skipped": 0, "errors": 0, "seconds": 5.0,
                               "timeout": False, "ran": True}},
                [{"kind": "fail", "summary": "wrong", "entries": ["cos"], "operators": ["cos"], "kernels": [],
@@ -100,6 +105,9 @@ def test_merge_sums_a_split_file_and_joins_entries_and_causes() -> None:
     ops = merged["test_files"]["test_ops.py"]
     assert (ops["passed"], ops["failed"], ops["skipped"], ops["seconds"], ops["shards"]) == (12, 3, 2, 140.0, 4)
     assert ops["causes"] == [{"error": "boom", "tests": 3, "example": "t1"}]
+    assert (ops["cuda_branch"], ops["cpu_too"]) == (3, 1)
+    assert ops["cuda_branches"] == [{"branch": "t.py:9: if cuda", "tests": 3, "example": "t3"}]
+    assert ops["cpu_too_causes"] == [{"error": "main", "tests": 1, "example": "t7"}]
     assert merged["test_files"]["test_b.py"]["passed"] == 3
     assert [(c["entries"], c["operators"]) for c in merged["causes"]] == [(["cos", "sin"], ["sin", "cos"])]
 

@@ -378,8 +378,9 @@ class TestAsCuda(TestCase):
             raise unittest.SkipTest("uint8 is not implemented for CUDA")
         raise RuntimeError("upsample_bilinear2d_out_frame not implemented for 'Byte'")
 
-    def test_port_failure(self, device):
-        raise RuntimeError("the port's own failure")
+    def test_port_failure(self, device):  # fails on the device only: its CPU twin passes
+        if torch.device(device).type != "cpu":
+            raise RuntimeError("the port's own failure")
 
     def _shared_body(self, device):
         if torch.device(device).type == 'cuda':
@@ -546,6 +547,59 @@ def test_the_device_takes_cudas_dtype_choices_and_a_tests_cuda_branch_is_counted
         "the shim has no NCCL (rank N)"]
     doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
     md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
-    assert "| nn/test_as_cuda.py | 2 | 1 | 4 | 2 | 0 |" in md
+    assert "| nn/test_as_cuda.py | 2 | 1 | 4 | 0 | 2 | 0 |" in md
     assert "### nn/test_as_cuda.py: failed tests that branch on CUDA or expect CUDA's route, by that line" in md
     assert "### nn/test_as_cuda.py: skipped tests by reason" in md
+
+
+CPU_TOO = '''
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase
+
+
+class Point:
+    pass
+
+
+class TestPlain(TestCase):
+    def test_expects_main(self):  # as test_serialization.py does: true only when run as a script
+        self.assertEqual(Point.__module__, "__main__")
+
+
+class TestGeneric(TestCase):
+    def test_fails_everywhere(self, device):
+        raise RuntimeError(f"nothing on {device} takes 3 dimensions")
+
+    def test_fails_on_the_device(self, device):
+        if torch.device(device).type != "cpu":
+            raise RuntimeError("the port's own failure")
+
+    def test_fails_otherwise_on_the_cpu(self, device):
+        raise RuntimeError("the port's own failure" if torch.device(device).type != "cpu" else "another one")
+
+    def test_passes(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestGeneric, globals())
+'''
+
+
+@pytest.mark.torch
+def test_a_failure_that_torchs_own_cpu_has_too_is_counted_apart_from_the_ports(python: Path, tmp_path: Path) -> None:
+    """Each failure runs once more as its CPU twin in torch without the device; where the twin fails with
+    the same first line (numbers and device names aside), the failure is not the port's."""
+    from musaport.validate.opinfo.report import render_markdown, report_doc
+
+    result = _on_fake_device(python, tmp_path, "test_cpu_too.py", CPU_TOO, FAKE_PRIVATEUSE1)
+    assert (result.passed, result.failed, result.cpu_too) == (1, 2, 2), result
+    twins = {example for _, _, example in result.cpu_too_causes}
+    assert twins == {"::TestPlain::test_expects_main (CPU: ::TestPlain::test_expects_main)",
+                     "::TestGenericPRIVATEUSE1::test_fails_everywhere_musa "
+                     "(CPU: ::TestGenericCPU::test_fails_everywhere_cpu)"}, result.cpu_too_causes
+    assert {error for error, _, _ in result.causes} == {"RuntimeError: the port's own failure"}, result.causes
+    doc = report_doc("2.6.0", "musa", [], [], {result.name: result.as_json()}, {})
+    md = render_markdown(doc, "musaport validate --opinfo --out OUT --pytorch-tests")
+    assert "| test_cpu_too.py | 1 | 2 | 0 | 2 | 0 | 0 |" in md
+    assert "### test_cpu_too.py: failed tests that fail alike on torch's own CPU, without the device" in md

@@ -274,7 +274,8 @@ class OpinfoMode(Mode):
         summary(outcome.doc, request.console or Console())
         s, files = outcome.doc["summary"], outcome.doc["test_files"]
         ok_files = sum(1 for f in files.values() if f.get("ran", True) and not f.get("failed")
-                       and not f.get("cuda_branch") and not f.get("errors") and not f.get("timeout"))
+                       and not f.get("cuda_branch") and not f.get("cpu_too") and not f.get("errors")
+                       and not f.get("timeout"))
         passed, total = s["pass"] + ok_files, sum(s[k] for k in RUN) + len(files)
         line = (f"{s['pass']} of {s['ran']} OpInfo entries that ran pass on musa with torch {outcome.doc['torch_version']}"
                 + (f"; test files without a failure: {ok_files} of {len(files)}" if files else "")

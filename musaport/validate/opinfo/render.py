@@ -83,11 +83,12 @@ def summary(doc: dict, console) -> None:
         if len(doc["causes"]) > 10:
             console.print(f"... and {len(doc['causes']) - 10} more causes in the report")
     if doc["test_files"]:
-        files = Table("test file", "passed", "failed", "CUDA branch", "skipped", "errors", "most failures", "note",
-                      title_justify="left")
+        files = Table("test file", "passed", "failed", "CUDA branch", "CPU too", "skipped", "errors", "most failures",
+                      "note", title_justify="left")
         for name, f in doc["test_files"].items():
             top = (f.get("causes") or [None])[0]
-            files.add_row(name, *(str(f.get(k, 0)) for k in ("passed", "failed", "cuda_branch", "skipped", "errors")),
+            files.add_row(name, *(str(f.get(k, 0)) for k in ("passed", "failed", "cuda_branch", "cpu_too", "skipped",
+                                                              "errors")),
                           f"{top['tests']}: {top['error'][:60]}" if top else "",
                           ("timeout; " if f.get("timeout") else "") + f.get("note", "")[:50])
         console.print(files)

@@ -176,11 +176,14 @@ def render_markdown(doc: dict, command: str) -> str:
                   "that does not fire for a PrivateUse1 device running CUDA's kernels), or that the release's own "
                   "libtorch refused before any ported kernel ran (a `TORCH_CHECK` of its sources that admits CUDA "
                   "and not this device, found by its message), counted apart from `failed`; each is listed with "
-                  "that line below.", "",
-                  "| file | passed | failed | CUDA branch | skipped | errors | seconds | note |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  "that line below. `CPU too`: failed tests whose CPU twin (the same test, for the CPU, in torch "
+                  "without the device) failed with the same first error line, so neither the port nor the "
+                  "device made them fail; counted apart from `failed` too, and listed below.", "",
+                  "| file | passed | failed | CUDA branch | CPU too | skipped | errors | seconds | note |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, f in doc["test_files"].items():
             lines.append(f"| {name} | {f.get('passed', 0)} | {f.get('failed', 0)} | {f.get('cuda_branch', 0)} | "
+                         f"{f.get('cpu_too', 0)} | "
                          f"{f.get('skipped', 0)} | {f.get('errors', 0)} | {f.get('seconds', '')} | "
                          f"{_cell(f.get('note', ''))} |")
         lines.append("")
@@ -188,6 +191,8 @@ def render_markdown(doc: dict, command: str) -> str:
             lines += _file_causes(name, f.get("causes") or [])
             lines += _file_groups(name, f.get("cuda_branches") or [], "failed tests that branch on CUDA or "
                                   "expect CUDA's route, by that line", "branch")
+            lines += _file_groups(name, f.get("cpu_too_causes") or [], "failed tests that fail alike on torch's "
+                                  "own CPU, without the device, by their first error line", "error")
             lines += _file_groups(name, f.get("skip_reasons") or [], "skipped tests by reason", "reason")
     lines += ["## Every entry", "", "| entry | status | dtypes passed / ran | reason |", "| --- | --- | --- | --- |"]
     for key, op in doc["ops"].items():

@@ -91,7 +91,9 @@ def owns_entry(key: str, shard: tuple[int, int]) -> bool:
 
 # ---- merging the shards' reports
 
-_COUNTS = ("passed", "failed", "skipped", "errors", "died")
+_COUNTS = ("passed", "failed", "skipped", "errors", "died", "cuda_branch", "cpu_too")
+# A file's groups of tests, each by its key: the failures' first lines, the CUDA branches, the CPU twins', the skips.
+_GROUPS = (("causes", "error"), ("cuda_branches", "branch"), ("cpu_too_causes", "error"), ("skip_reasons", "reason"))
 
 
 def merge(docs: list[dict]) -> dict:
@@ -141,12 +143,13 @@ def _merge_file(a: dict, b: dict) -> dict:
     failures = [*(a.get("first_failures") or []), *(b.get("first_failures") or [])][:5]
     if failures:
         merged["first_failures"] = failures
-    groups: dict[str, dict] = {}
-    for c in [*(a.get("causes") or []), *(b.get("causes") or [])]:
-        g = groups.setdefault(c["error"], {"error": c["error"], "tests": 0, "example": c["example"]})
-        g["tests"] += int(c["tests"])
-    if groups:
-        merged["causes"] = sorted(groups.values(), key=lambda c: (-c["tests"], c["error"]))
+    for field, key in _GROUPS:
+        groups: dict[str, dict] = {}
+        for c in [*(a.get(field) or []), *(b.get(field) or [])]:
+            g = groups.setdefault(c[key], {key: c[key], "tests": 0, "example": c["example"]})
+            g["tests"] += int(c["tests"])
+        if groups:
+            merged[field] = sorted(groups.values(), key=lambda c: (-c["tests"], c[key]))
     return merged
 
 

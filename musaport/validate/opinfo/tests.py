@@ -52,7 +52,7 @@ from typing import Callable
 from musaport import children
 from musaport.jsonfile import load_json
 from musaport.outdir import TEST_DIED, TEST_DONE, TEST_JUNIT, TEST_LOG, TEST_OUTCOMES, TEST_STATE, write_atomic
-from musaport.validate.opinfo import libtorch_checks
+from musaport.validate.opinfo import cpu_twins, libtorch_checks
 from musaport.validate.opinfo.differential import Device
 from musaport.validate.opinfo.verdict import without_numbers
 
@@ -116,6 +116,10 @@ class FileResult:
     cuda_branch: int = 0
     cuda_branches: tuple[tuple[str, int, str], ...] = ()  # (the branch's file:line: text, tests, one of them)
     skip_reasons: tuple[tuple[str, int, str], ...] = ()  # (a skip's reason without its numbers, tests, one)
+    # Failed tests whose CPU twin fails the same way in torch without the device (:func:`on_cpu_too`): not
+    # the port's, not counted in failed either.
+    cpu_too: int = 0
+    cpu_too_causes: tuple[tuple[str, int, str], ...] = ()  # (the first line both share, tests, one of them)
 
     def as_json(self) -> dict:
         doc = {k: getattr(self, k) for k in COUNTS}
@@ -133,6 +137,9 @@ class FileResult:
         if self.cuda_branch:
             doc["cuda_branch"] = self.cuda_branch
             doc["cuda_branches"] = [{"branch": b, "tests": n, "example": t} for b, n, t in self.cuda_branches]
+        if self.cpu_too:
+            doc["cpu_too"] = self.cpu_too
+            doc["cpu_too_causes"] = [{"error": e, "tests": n, "example": t} for e, n, t in self.cpu_too_causes]
         if self.skip_reasons:
             doc["skip_reasons"] = [{"reason": r, "tests": n, "example": t} for r, n, t in self.skip_reasons]
         return doc
@@ -231,7 +238,7 @@ def failure_causes(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
     Tests that branch on CUDA are grouped apart (:func:`cuda_branches`)."""
     return _ranked((without_numbers(str(row.get("first", "")) or "no error line"), 1, str(row.get("test", "")))
                    for row in rows if row.get("outcome") in ("failed", "errors")
-                   and not row.get("cuda_branch"))
+                   and not row.get("cuda_branch") and not row.get("cpu_too"))
 
 
 def cuda_branches(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
@@ -257,6 +264,47 @@ def libtorch_branches(rows: list[dict], tree: Path | None) -> list[dict]:
                 row = dict(row, cuda_branch=f"libtorch {check.where}: TORCH_CHECK({check.condition[:120]}")
         marked.append(row)
     return marked
+
+
+TWIN_TIMEOUT = 900.0  # all CPU twins of one shard; past it, the failures whose twin did not finish stay failures
+
+
+def on_cpu_too(rows: list[dict], device: Device, path: Path, stem: Path, plugin_dir: Path,
+               test_timeout: float | None, log) -> tuple[list[dict], str]:
+    """``rows`` with the failures whose CPU twin fails the same way in torch without the device marked
+    ``cpu_too`` (:mod:`cpu_twins`), and a note for the report when not every failure got its twin.
+    One pytest process, at most :data:`TWIN_TIMEOUT`; its files sit beside the shard's (``stem``)."""
+    chosen = cpu_twins.candidates(rows)
+    if not chosen:
+        return rows, ""
+    outcomes, output = stem.with_name(stem.name + ".cpu" + TEST_OUTCOMES), stem.with_name(stem.name + ".cpu" + TEST_LOG)
+    outcomes.unlink(missing_ok=True)
+    ids = sorted({cpu_twins.twin(str(r["test"]), device.name) for r in chosen})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTORCH_TESTING", "PYTEST_", "MUSAPORT_"))}
+    env.update(PYTORCH_TESTING_DEVICE_ONLY_FOR="cpu", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(plugin_dir),
+               MUSAPORT_TEST_OUTCOMES=str(outcomes), OMP_NUM_THREADS="1")
+    cmd = ["nice", "-n", "10", str(device.python), "-B", "-m", "pytest", *(f"{path}{t}" for t in ids),
+           "-c", str(plugin_dir.parent / "pytest.ini"), "--rootdir", str(plugin_dir.parent), "--noconftest",
+           "-p", PLUGIN_MODULE, "-q"] + ([f"--timeout={test_timeout:g}"] if test_timeout is not None else [])
+    log(f"opinfo: {path.name}: {len(ids)} failed test(s) once more on torch's CPU, without the device")
+    with open(output, "w", encoding="utf-8") as sink:
+        _, timed_out = _attempt(cmd, plugin_dir.parent, sink, env, TWIN_TIMEOUT)
+    twins = {str(r["test"]): r for r in _rows(outcomes) if "outcome" in r}
+    left = len(cpu_twins.eligible(rows)) > len(chosen)
+    missing = sum(1 for t in ids if t not in twins)
+    notes = []
+    if missing:
+        notes.append(f"{missing} CPU twin{'s' * (missing != 1)} of failed tests did not finish"
+                     + (f" in {TWIN_TIMEOUT:.0f} s" if timed_out else "") + "; those failures stay counted as failed")
+    if left:
+        notes.append(f"only the first {cpu_twins.MAX_TWINS} failures (by id) were rerun on the CPU")
+    return cpu_twins.mark(rows, twins, device.name), "; ".join(notes)
+
+
+def cpu_too_groups(rows: list[dict]) -> tuple[tuple[str, int, str], ...]:
+    """The failed tests whose CPU twin fails the same way, by that first line (numbers aside), most first."""
+    return _ranked((without_numbers(str(row.get("first", ""))), 1, f"{row.get('test', '')} (CPU: {row['cpu_too']})")
+                   for row in rows if row.get("outcome") == "failed" and row.get("cpu_too"))
 
 
 def _release_tree(path: Path, name: str) -> Path | None:
@@ -289,13 +337,14 @@ def merge_shards(parts: list[FileResult]) -> FileResult:
     first = parts[0]
     if not any(p.ran for p in parts):
         return replace(first, shard=0)
-    counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died", "cuda_branch")}
+    counts = {k: sum(getattr(p, k) for p in parts) for k in (*COUNTS, "died", "cuda_branch", "cpu_too")}
     notes = [f"shard {i + 1} of {len(parts)}: {p.note}" for i, p in enumerate(parts) if p.note]
     failures = tuple(f for p in parts for f in p.first_failures)[:5]
     return FileResult(first.name, **counts, seconds=max(p.seconds for p in parts),
                       timeout=any(p.timeout for p in parts), ran=True, note="; ".join(notes),
                       first_failures=failures, shards=len(parts), causes=_ranked(c for p in parts for c in p.causes),
                       cuda_branches=_ranked(c for p in parts for c in p.cuda_branches),
+                      cpu_too_causes=_ranked(c for p in parts for c in p.cpu_too_causes),
                       skip_reasons=_ranked(c for p in parts for c in p.skip_reasons))
 
 
@@ -405,14 +454,18 @@ def _run_file(device: Device, path: Path, work: Path, plugin_dir: Path, timeout:
         notes.append(f"pytest exited {code}: {_last_line(output)}")
     ran = counts is not None or any(partial.values())
     rows = libtorch_branches(_rows(outcomes), _release_tree(path, name))
-    branches = cuda_branches(rows)
-    apart = sum(n for _, n, _ in branches)
+    if device.loader is not None and not timed_out:
+        rows, note = on_cpu_too(rows, device, path, work / f"{stem}", plugin_dir, test_timeout, log)
+        notes += [note] if note else []
+    branches, twins = cuda_branches(rows), cpu_too_groups(rows)
+    apart, cpu_too = sum(n for _, n, _ in branches), sum(n for _, n, _ in twins)
     counts = dict(counts or partial)
-    counts["failed"] = max(0, counts["failed"] - apart)  # counted apart: the test's CUDA branch, not the port
+    # counted apart: the test's CUDA branch, or a failure torch's own CPU has too; neither is the port's
+    counts["failed"] = max(0, counts["failed"] - apart - cpu_too)
     return FileResult(name, **counts, seconds=seconds, timeout=timed_out, ran=ran,
                       note="; ".join(notes), first_failures=tuple(first), died=len(died) + len(forked_deaths),
                       shard=index, causes=failure_causes(rows), cuda_branch=apart, cuda_branches=branches,
-                      skip_reasons=skip_reasons(rows))
+                      skip_reasons=skip_reasons(rows), cpu_too=cpu_too, cpu_too_causes=twins)
 
 
 def _attempt(cmd: list[str], work: Path, sink, env: dict[str, str], timeout: float | None,

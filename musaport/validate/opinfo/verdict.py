@@ -93,13 +93,13 @@ def from_child(answer: dict) -> DtypeResult:
 
 def exit_code(results: list[OpResult], test_files: dict[str, dict] | None = None) -> int:
     """0 when everything that ran passed (ops, and test files: no failure, error or timeout, and no failed test
-    counted apart for its CUDA branch), else 1.
+    counted apart for its CUDA branch or for failing alike on the CPU), else 1.
 
     A run where nothing ran at all is 1: it proves nothing.
     """
     statuses = [r.status for r in results]
-    files_ok = all(not f.get("failed") and not f.get("cuda_branch") and not f.get("errors") and not f.get("timeout")
-                   and f.get("ran", True)
+    files_ok = all(not f.get("failed") and not f.get("cuda_branch") and not f.get("cpu_too") and not f.get("errors")
+                   and not f.get("timeout") and f.get("ran", True)
                    for f in (test_files or {}).values())
     ran_any = any(s in RUN for s in statuses) or bool(test_files)
     return 0 if ran_any and files_ok and all(s in ("pass", "skip") for s in statuses) else 1
