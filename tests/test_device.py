@@ -355,3 +355,20 @@ def test_a_large_registration_is_split_into_stable_shards() -> None:
     fewer = registration_shards([n for n in many if n != "op7"])  # an operator leaves the build
     changed = [i for i in shards if shards[i] != fewer.get(i)]
     assert len(changed) == 1 and "op7" in shards[changed[0]]
+
+
+def test_a_build_folder_copied_with_its_out_folder_is_known_as_configured_elsewhere(cmake: str, tmp_path: Path) -> None:
+    """cp -r out out2 copies musaport's CMake build folder too, which CMake refuses to reuse at the new place;
+    the builder tells such a folder by CMake's own cache and configures it afresh."""
+    from musaport.validate.device.cmake_build import moved_from
+
+    first = tmp_path / "out" / "state"
+    first.mkdir(parents=True)
+    (first / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\n", encoding="utf-8")
+    done = subprocess.run([cmake, "-S", str(first), "-B", str(first / "build")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert moved_from(first / "build") is None
+    copy = tmp_path / "out2" / "state"
+    shutil.copytree(first, copy)
+    assert moved_from(copy / "build") == str(first / "build")
+    assert moved_from(tmp_path / "never-configured") is None

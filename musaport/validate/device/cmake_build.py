@@ -150,6 +150,12 @@ class CMakeBuilder:
     def configure(self) -> None:
         if self.configured and (self.build / "build.ninja").is_file():
             return  # Ninja re-runs CMake itself when inputs.cmake changes
+        moved = moved_from(self.build)
+        if moved is not None:
+            # An OUT folder copied whole (cp -r out out2): its build folder is ours, made for the old place,
+            # and CMake refuses to reuse it there. Objects come back from the compiler cache.
+            self.log(f"musaport: {self.build} was configured at {moved}; configuring it afresh here")
+            shutil.rmtree(self.build)
         cmd = [self.cmake, "-S", str(self.state), "-B", str(self.build), "-G", "Ninja",
                f"-DCMAKE_MAKE_PROGRAM={self.ninja}", "-DCMAKE_CXX_COMPILER=g++", "-DCMAKE_BUILD_TYPE=",
                "-DCMAKE_CXX_FLAGS="]
@@ -237,6 +243,20 @@ class CMakeBuilder:
         shutil.copy2(built, tmp)
         tmp.replace(exe)
         return exe
+
+
+def moved_from(build: Path) -> str | None:
+    """The folder a CMake build folder was configured at, when that is not where it is now (None: it is, or
+    it was never configured)."""
+    try:
+        text = (build / "CMakeCache.txt").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("CMAKE_CACHEFILE_DIR:INTERNAL="):
+            where = line.split("=", 1)[1]
+            return None if Path(where).resolve() == build.resolve() else where
+    return None
 
 
 def _mtime(path: Path) -> int | None:
