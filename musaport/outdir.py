@@ -69,6 +69,9 @@ EXTENSION_BUILD_LOG = "build.log"
 # In the work folder "extension": the packages the project's tests import (--test-deps), and the list that
 # was installed there (a changed list installs again).
 EXTENSION_DEPS, EXTENSION_DEPS_RECORD = "deps", "requirements.txt"
+# Where the project's JIT builds (torch_musa.utils.musa_extension.load) go when its code runs: torch's
+# TORCH_EXTENSIONS_DIR, inside OUT, never the user's ~/.cache/torch_extensions.
+EXTENSION_JIT = "torch_extensions"
 EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG = ".xml", ".log"
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.

@@ -158,9 +158,14 @@ def build(name):
 """
 JIT_OTHER = """import os
 from torch.utils import cpp_extension
+from torch.utils.cpp_extension import (
+    load_inline,
+    CUDA_HOME,
+)
 
 here = os.path.dirname(__file__)
 ext = cpp_extension.load("more", [f"{here}/csrc/cuda/more_cuda.cu"])
+inline = load_inline("inl", cpp_sources="", cuda_sources="__global__ void k() {}", with_cuda=True)
 """
 NOT_JIT = """import os
 KERNEL = os.path.join("csrc", "cuda", "ops_cuda.cu")  # a path string in a module that builds nothing
@@ -168,10 +173,11 @@ KERNEL = os.path.join("csrc", "cuda", "ops_cuda.cu")  # a path string in a modul
 
 
 def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sources(tmp_path: Path) -> None:
-    """A package that JIT-builds its extension with torch.utils.cpp_extension.load (no ext_modules in setup.py):
-    the paths and globs it hands the builder follow the port's renames, as a ported setup.py's do; its nvcc flag
-    and the JIT build itself (which torch_musa has no counterpart of) are findings at their lines; a module that
-    builds nothing keeps its strings."""
+    """A package that JIT-builds its extension with torch.utils.cpp_extension.load (no ext_modules in setup.py)
+    calls torch_musa's builder of the same name, with MUSA's keywords: the paths and globs it hands the builder
+    follow the port's renames, as a ported setup.py's do; its nvcc flag, each JIT build and the CUDA code that
+    load_inline holds in strings are findings at their lines, which every edit keeps; a module that builds
+    nothing keeps its strings."""
     src = project(tmp_path / "p", {
         "setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
         "pkg/__init__.py": JIT_INIT, "pkg/more.py": JIT_OTHER, "pkg/paths.py": NOT_JIT,
@@ -186,8 +192,17 @@ def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sourc
     assert 'os.path.join(_root, "musa", "{}.cpp".format(name))' in init
     assert 'os.path.join(_root, "musa", "{}_musa.mu".format(name))' in init
     assert 'os.path.join(_root, "extra", "*.mu")' in init and "torch.musa.is_available()" in init
+    assert "from torch_musa.utils.musa_extension import load as jit_load\n" in init
+    assert 'extra_musa_cflags=["-O2", "--use_fast_math"], with_musa=True)' in init
     more = (tree / "pkg/more.py").read_text()
+    ast.parse(more)
     assert 'f"{here}/csrc/musa/more_musa.mu"' in more
+    assert "from torch.utils import cpp_extension; import torch_musa.utils.musa_extension\n" in more
+    assert "ext = torch_musa.utils.musa_extension.load(" in more
+    assert ("from torch.utils.cpp_extension import CUDA_HOME; from torch_musa.utils.musa_extension import "
+            "load_inline\n") in more
+    assert 'musa_sources="__global__ void k() {}", with_musa=True)' in more
+    assert more.count("\n") == JIT_OTHER.count("\n") + 1  # the provenance line; every edit keeps the lines
     for rel in ("pkg/csrc/musa/ops.cpp", "pkg/csrc/musa/ops_musa.mu", "pkg/csrc/musa/more_musa.mu",
                 "pkg/csrc/extra/a.mu"):
         assert (tree / rel).is_file(), rel  # every path the ported modules name is a file of the port
@@ -195,7 +210,9 @@ def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sourc
     report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
     sites = sorted((f["rule"], f["site"]) for f in report["findings"] if f["site"].startswith("pkg/"))
     assert ("py-jit-extension-build", "pkg/__init__.py:14") in sites
-    assert ("py-jit-extension-build", "pkg/more.py:5") in sites
+    assert ("py-jit-extension-build", "pkg/more.py:9") in sites
+    assert ("py-jit-inline-sources", "pkg/more.py:10") in sites
+    assert ("py-cuda-home", "pkg/more.py:3") in sites  # the import statement that names it
     assert ("build-nvcc-flags", "pkg/__init__.py:14") in sites
     assert not any(site.startswith("pkg/paths.py") and rule != "py-cuda-string" for rule, site in sites)
 

@@ -21,6 +21,7 @@ from musaport.validate.device.build import build_device
 
 VECOPS = ROOT / "fixtures" / "extensions" / "vecops"
 PYOPS = ROOT / "fixtures" / "extensions" / "pyops"
+JITOPS = ROOT / "fixtures" / "extensions" / "jitops"
 M1 = ("empty", "copy_", "fill_", "abs", "neg", "add", "mul", "tril", "triu", "sum", "mean")
 
 
@@ -69,6 +70,42 @@ def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path,
     assert (ext / "validate_extension_report.md").read_text().count("vecops._C") >= 1
     assert tree_digest(pt_out) == before  # the PyTorch port is only read
     assert not (VECOPS / "build").exists() and not list(VECOPS.rglob("*.so"))  # nor is the project written
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_package_that_builds_its_kernels_when_imported_builds_them_on_musa_as_its_tests_run(
+        pt_out: Path, tmp_path: Path) -> None:
+    """jitops' setup.py builds nothing: its package calls torch's JIT builder on import. The port calls
+    torch_musa's; the stand-in builds the ported sources as setup.py's would be built, inside OUT, and the
+    module it made is counted with the build's, its kernel no longer a dropped file."""
+    ext = tmp_path / "ext"
+    _port(JITOPS, ext)
+    done, report = _validate(ext, pt_out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (module,) = report["build"]["modules"]
+    assert (module["name"], module["jit"], module["loaded"]) == ("jitops_ext", True, True), module
+    assert module["sources"] == ["jitops/csrc/jitops.cpp", "jitops/csrc/musa/scale_musa.mu"]
+    assert report["build"]["dropped"] == []
+    tests = report["tests"]
+    assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (3, 0, 0, 0)
+    assert "PASS JIT build jitops_ext when the tests ran (2 sources)" in done.stdout
+    assert Path(module["file"]).is_relative_to(ext / ".musaport")  # torch's JIT folder, inside OUT
+
+    # The same package with its kernel left out of the JIT build: the import fails on the missing symbol.
+    project = tmp_path / "jitops"
+    shutil.copytree(JITOPS, project)
+    init = project / "jitops" / "__init__.py"
+    init.write_text(init.read_text().replace(', os.path.join(_here, "csrc", "cuda", "scale_cuda.cu")', ""))
+    dropped = tmp_path / "dropped"
+    _port(project, dropped)
+    done, report = _validate(dropped, pt_out)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (module,) = report["build"]["modules"]
+    assert not module["loaded"] and "scale_musa" in module["error"], module
+    assert report["build"]["dropped"] == ["jitops/csrc/musa/scale_musa.mu"]
+    assert "NOTE jitops/csrc/musa/scale_musa.mu: ported, but no module of the build compiles it" in done.stdout
 
 
 @pytest.mark.shared

@@ -101,10 +101,24 @@ NVCC_PROGRAM = Flag("setup-nvcc-program", re.compile(r"/nvcc(?:\.exe)?$"),
                     "the MUSA compiler (mcc) instead, whose version output differs: port this check by hand (keep the "
                     "edit as a patch: validate --extension --patch)")
 JIT_BUILD = Flag("py-jit-extension-build", re.compile(r"\b(?:load|load_inline)\s*\("),
-                 f"builds the extension when this code runs, with {TORCH_BUILDER}'s JIT builder, which compiles "
-                 f".cu sources with nvcc; torch_musa builds .mu sources through {MUSA_BUILDER}'s MUSAExtension in "
-                 "setup.py and has no JIT counterpart: build it ahead with the ported setup.py (or give this build "
-                 "the MUSA compiler by hand). Its source paths and globs were renamed as the port renames files")
+                 f"builds the extension when this code runs (a JIT build): the port calls {MUSA_BUILDER}'s "
+                 f"builder of the same name, which compiles .mu sources with the MUSA compiler (mcc), where "
+                 f"{TORCH_BUILDER}'s compiles .cu with nvcc; its source paths and globs were renamed as the port "
+                 "renames files, and its nvcc flags are reported. The build happens on the first import, so only "
+                 "running the code (validate --extension runs the project's tests) shows that it builds")
+JIT_INLINE = Flag("py-jit-inline-sources", re.compile(r"\bload_inline\s*\("),
+                  "load_inline compiles C++ and CUDA code held in Python strings, which the port does not port "
+                  "(its CUDA names and <<<...>>> launches stay), and which the emulated device cannot build (its "
+                  "launches are turned into calls only in files): port the strings by hand, or move them into "
+                  "source files built with load()")
+JIT_UNPORTED = Flag("py-jit-builder-kept", re.compile(r"cpp_extension"),
+                    f"a JIT build through {TORCH_BUILDER} that the port cannot point at {MUSA_BUILDER}'s builder "
+                    "(a star import, or a module without a top-level import to add torch_musa's to): it would "
+                    "compile .mu sources as C++ without the MUSA compiler; call torch_musa's builder by hand")
+# torch's JIT builder keywords → torch_musa's (its load and load_inline take extra_musa_cflags, with_musa and
+# musa_sources where torch's take extra_cuda_cflags, with_cuda and cuda_sources).
+JIT_KEYWORDS = {"extra_cuda_cflags": "extra_musa_cflags", "with_cuda": "with_musa", "cuda_sources": "musa_sources"}
+JIT_RULE = "py-jit-musa-builder"
 SETUP_TORCH_DEVICE = "setup-torch-device"
 QUALIFIED = Flag("setup-qualified-builder", re.compile(r"cpp_extension"),
                  f"a qualified use of {TORCH_BUILDER}'s CUDA builder the port cannot rewrite (only "
@@ -360,6 +374,7 @@ def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
     for call in calls:
         pos = edits.offset(call.lineno, 0)
         edits.flag(JIT_BUILD, pos, _line_text(text, pos))
+    _port_jit_builders(tree, calls, edits)
     path_args = _path_arguments(tree)
     pieces = sources.source_pieces(tree)
     try:
@@ -381,6 +396,83 @@ def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
     except SyntaxError:  # never written: the module is ported as if it built nothing
         return None
     return ported
+
+
+def _port_jit_builders(tree: ast.Module, calls: list[ast.Call], edits: _Edits) -> None:
+    """torch's JIT builders (``load``, ``load_inline``) become torch_musa's, which take the same arguments with
+    MUSA's keyword names: an import of them names torch_musa's module (the other names it imports stay with
+    torch), a qualified call (``cpp_extension.load(...)``) is spelled ``torch_musa.utils.musa_extension.load``
+    with that module imported beside the script's first import, and the CUDA keywords are MUSA's. Every edit
+    keeps the line count, so the findings of this port and of the Python pack agree on lines."""
+    originals = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER:
+            _jit_import_edit(node, edits)
+            originals.update({a.asname or a.name: a.name for a in node.names})
+    qualified = [c for c in calls if isinstance(c.func, ast.Attribute)]
+    anchor = _binding_import(tree, qualified[0].func.value, edits) if qualified else None  # type: ignore[attr-defined]
+    for call in qualified:
+        if anchor is None:
+            pos = edits.offset(call.lineno, 0)
+            edits.flag(JIT_UNPORTED, pos, _line_text(edits.text, pos))
+            continue
+        value = call.func.value  # type: ignore[attr-defined]
+        edits.edit(_node_offset(edits, value.lineno, value.col_offset),
+                   _node_offset(edits, value.end_lineno or value.lineno, value.end_col_offset or 0), MUSA_BUILDER,
+                   JIT_RULE)
+    if qualified and anchor is not None:
+        edits.edit(anchor, anchor, f"; import {MUSA_BUILDER}", JIT_RULE)
+    for call in calls:
+        for kw in call.keywords:
+            if kw.arg in JIT_KEYWORDS:
+                start = _node_offset(edits, kw.lineno, kw.col_offset)
+                edits.edit(start, start + len(kw.arg), JIT_KEYWORDS[kw.arg], JIT_RULE)
+        func = call.func
+        if (func.attr if isinstance(func, ast.Attribute) else originals.get(getattr(func, "id", ""))) == "load_inline":
+            pos = edits.offset(call.lineno, 0)
+            edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
+
+
+def _jit_import_edit(node: ast.ImportFrom, edits: _Edits) -> None:
+    """``from torch.utils.cpp_extension import load, CUDA_HOME``: the JIT builders come from torch_musa's
+    module, the rest from torch's, in two statements on the import's line."""
+    if any(a.name == "*" for a in node.names):
+        pos = edits.offset(node.lineno, 0)
+        edits.flag(JIT_UNPORTED, pos, _line_text(edits.text, pos))
+        return
+    moved = [a for a in node.names if a.name in _JIT_BUILDERS]
+    if not moved:
+        return
+    kept = [a for a in node.names if a.name not in _JIT_BUILDERS]
+    start = _node_offset(edits, node.lineno, node.col_offset)
+    end = _node_offset(edits, node.end_lineno or node.lineno, node.end_col_offset or 0)
+    statements = ([f"from {TORCH_BUILDER} import {_aliases(kept)}"] if kept else []) + [
+        f"from {MUSA_BUILDER} import {_aliases(moved)}"]
+    ending = _PY_NEWLINE.search(edits.text)
+    lines = (node.end_lineno or node.lineno) - node.lineno  # an import in brackets over lines keeps its lines
+    edits.edit(start, end, "; ".join(statements) + (ending.group(0) if ending else "\n") * lines, JIT_RULE)
+
+
+def _binding_import(tree: ast.Module, value: ast.expr, edits: _Edits) -> int | None:
+    """The offset just past the top-level import that binds the first name of ``value`` (``cpp_extension``
+    of ``from torch.utils import cpp_extension``, ``torch`` of ``import torch.utils.cpp_extension``), else past
+    the script's first top-level import that is not ``from __future__`` (None: it has none)."""
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    name = root.id if isinstance(root, ast.Name) else ""
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+               and getattr(n, "module", None) != "__future__"]
+    binding = [n for n in imports if any((a.asname or a.name.split(".")[0]) == name for a in n.names)]
+    chosen = (binding or imports or [None])[0]
+    if chosen is None:
+        return None
+    return _node_offset(edits, chosen.end_lineno or chosen.lineno, chosen.end_col_offset or 0)
+
+
+def _node_offset(edits: _Edits, line: int, byte_col: int) -> int:
+    """The text offset of an ``ast`` position (its column counted in UTF-8 bytes)."""
+    return edits.offset(line, _col(edits.text, edits.offset(line, 0), byte_col))
 
 
 def _qualified_builder(tokens: list[tokenize.TokenInfo], i: int) -> bool:

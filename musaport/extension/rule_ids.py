@@ -10,8 +10,8 @@ report like any pack rule's.
 
 from __future__ import annotations
 
-from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, JIT_BUILD, NVCC_PROGRAM, QUALIFIED,
-                                           SETUP_TORCH_DEVICE, TORCH_CUDA)
+from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, JIT_BUILD, JIT_INLINE, JIT_RULE, JIT_UNPORTED,
+                                           NVCC_PROGRAM, QUALIFIED, SETUP_TORCH_DEVICE, TORCH_CUDA)
 from musaport.extension.includes import RULE_ID
 from musaport.rewrite.registry import CodeRule
 
@@ -20,7 +20,13 @@ _PROJECT = "musaport/extension/rules.py (run --src: computed from the project's 
 
 CODE_RULES: tuple[CodeRule, ...] = (
     *(CodeRule(f.id, "flag", f.message, _BUILD, f.pattern.pattern) for f in (*CMAKE_FLAGS, TORCH_CUDA, CUDA_ENV,
-                                                                            QUALIFIED, NVCC_PROGRAM, JIT_BUILD)),
+                                                                            QUALIFIED, NVCC_PROGRAM, JIT_BUILD,
+                                                                            JIT_INLINE, JIT_UNPORTED)),
+    CodeRule(JIT_RULE, "edit", "torch's JIT extension builders (load, load_inline) become torch_musa's, which "
+             "compile .mu sources with the MUSA compiler: their import (or qualified name) names torch_musa's "
+             "module, and the CUDA keywords are MUSA's (extra_cuda_cflags, with_cuda, cuda_sources).", _BUILD,
+             "from torch.utils.cpp_extension import load; load('ops', srcs, extra_cuda_cflags=['-O2'])",
+             "from torch_musa.utils.musa_extension import load; load('ops', srcs, extra_musa_cflags=['-O2'])"),
     CodeRule("setup-builder-imports", "edit", "torch.utils.cpp_extension's CUDA builder becomes torch_musa's: "
              "the import names the MUSA builder.", _BUILD,
              "from torch.utils.cpp_extension import CUDAExtension, BuildExtension",

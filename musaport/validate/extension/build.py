@@ -29,7 +29,8 @@ from pathlib import Path
 from musaport import children
 from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
-from musaport.outdir import EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, OutDir, write_atomic
+from musaport.outdir import (EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, EXTENSION_JIT, OutDir,
+                             write_atomic)
 from musaport.resources import render_template, user_cache
 from musaport.validate.backend.backend import ALIASING_FLAGS, FMA_FLAGS, MU_FLAGS, SHIM, host_has_fma
 from musaport.validate.cpu import shared_alias
@@ -79,6 +80,7 @@ class Module:
     error: str = ""
     missing: list[str] = field(default_factory=list)
     defined_in: dict[str, list[str]] = field(default_factory=dict)  # missing symbol → ported files defining it
+    jit: bool = False  # built by the project's code as it ran (torch_musa's load), not by setup.py
 
 
 @dataclass
@@ -281,7 +283,8 @@ def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) 
     path = [str(site), str(device.loader_dir)] + ([str(deps)] if (deps / EXTENSION_DEPS_RECORD).is_file() else [])
     env.update(PYTHONPATH=os.pathsep.join(path), CC=cxx, CXX=cxx,
                LDSHARED=f"{cxx} -pthread -shared", MUSAPORT_DEVICE_LIBRARY=str(device.library),
-               MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1")
+               MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1",
+               TORCH_EXTENSIONS_DIR=str(site.parent / EXTENSION_JIT))
     env.setdefault("CCACHE_DIR", str(user_cache() / "ccache"))
     env.update(CCACHE_BASEDIR=str(cache_base(out.root, device.view)), CCACHE_NOHASHDIR="1")
     env.setdefault("CCACHE_MAXSIZE", "5G")
@@ -408,6 +411,32 @@ def _locate(modules: list[Module], tree: Path) -> None:
             m.file = found[0].relative_to(tree).as_posix()
         else:
             m.error = "the build made no file for it"
+
+
+JIT_RECORD = "musaport_jit.json"  # what the stand-in's load() writes beside each JIT build it makes
+
+
+def clear_jit_records(state: Path) -> None:
+    """Forget the JIT builds of earlier runs (their objects stay, for setuptools to reuse): only the builds
+    this run's code makes are reported."""
+    for record in (state / EXTENSION_JIT).glob(f"*/{JIT_RECORD}"):
+        record.unlink()
+
+
+def jit_modules(state: Path, tree: Path) -> list[Module]:
+    """The modules the project's code built as it ran (``torch_musa.utils.musa_extension.load``), each with
+    its tree-relative sources and whether it imported, as the stand-in recorded them."""
+    modules = []
+    for record in sorted((state / EXTENSION_JIT).glob(f"*/{JIT_RECORD}")):
+        try:
+            doc = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        sources = [rel for src in doc.get("sources", []) if (rel := _tree_relative(src, tree, Path(src)))]
+        modules.append(Module(str(doc.get("name", record.parent.name)), file=str(doc.get("file", "")),
+                              sources=sources, loaded=bool(doc.get("loaded")), error=str(doc.get("error", "")),
+                              jit=True))
+    return modules
 
 
 def load_modules(modules: list[Module], tree: Path, device: Device, env: dict[str, str], state: Path) -> None:

@@ -35,6 +35,7 @@ asks the same question of the device's autograd key (below).
 
 import importlib.util
 import os
+import sys
 
 import pytest
 
@@ -50,6 +51,9 @@ def pytest_configure(config):
     spec = importlib.util.spec_from_file_location("musaport_loader", loader)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    # The module by its name: the stand-in torch_musa that the project's code imports (a JIT build's
+    # torch_musa.utils.musa_extension) imports the same loader, which then knows the device is loaded.
+    sys.modules["musaport_loader"] = module
     module.load(os.environ["MUSAPORT_DEVICE_LIBRARY"])
     _triton_stand_in()
     _autograd_registration_for_the_device()

@@ -128,8 +128,6 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         for symbol, where in m.defined_in.items():
             echo(f"NOTE {symbol} is defined in {', '.join(where)}"
                  + (", which no module of the build compiles" if set(where) <= set(built.dropped) else ""))
-    for rel in built.dropped:
-        echo(f"NOTE {rel}: ported, but no module of the build compiles it")
     build_doc = asdict(built)
     if not built.ok:
         # A build stops in setup.py's Python as often as in a compiler: every finding of the files it names.
@@ -147,8 +145,13 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         root = phase_build.setup_script(tree, out).parent
         env = phase_build.environment(out, state / "site", device, build_env)
         sources = sorted({s for m in built.modules for s in m.sources})
+        phase_build.clear_jit_records(state)
         test_files = phase_tests.run_tests(tree, root, phase_tests.find_tests(tree, patterns), device, env, state,
                                            tracer, sources, log, select, [Path(m.path) for m in mates])
+        _account_jit_builds(built, build_doc, phase_build.jit_modules(state, tree), tracer, echo)
+    for rel in built.dropped:
+        echo(f"NOTE {rel}: ported, but no module of the build compiles it"
+             + (", nor any JIT build of the tests' run" if built.ok else ""))
     for t in test_files:
         echo(f"{'PASS' if _clean(t) else 'FAIL'} tests {t.file}: {t.passed} passed, {t.failed} failed, "
              f"{t.skipped} skipped, {t.errors} errors" + (f" ({t.error})" if t.error else ""))
@@ -171,6 +174,22 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     passed = compiled["passed"] + int(built.ok) + loaded + sum(_clean(t) for t in test_files)
     total = compiled["total"] + 1 + len(built.modules) + len(test_files) + len(built.dropped) + bool(deps_error)
     return Outcome(doc, passed, total, json_path, md_path)
+
+
+def _account_jit_builds(built: phase_build.BuildResult, build_doc: dict, jit: list[phase_build.Module], tracer,
+                        echo) -> None:
+    """The modules the project's code built while its tests ran join the build's: counted among the modules
+    (loaded or not), and their sources are no longer dropped kernels."""
+    for m in jit:
+        echo(f"{'PASS' if m.loaded else 'FAIL'} JIT build {m.name} when the tests ran ({len(m.sources)} sources)"
+             + ("" if m.loaded else f": {m.error}"))
+        built.modules.append(m)
+        doc = asdict(m)
+        doc["trace"] = tracer.trace("", m.sources, near=None).as_dict() if not m.loaded else {}
+        build_doc["modules"].append(doc)
+    compiled = {s for m in jit for s in m.sources}
+    built.dropped = [rel for rel in built.dropped if rel not in compiled]
+    build_doc["dropped"] = list(built.dropped)
 
 
 def check_companions(roots: tuple[Path, ...], pt: OutDir, out: OutDir) -> list[Companion]:
