@@ -72,6 +72,10 @@ EXTENSION_DEPS, EXTENSION_DEPS_RECORD = "deps", "requirements.txt"
 # Where the project's JIT builds (torch_musa.utils.musa_extension.load) go when its code runs: torch's
 # TORCH_EXTENSIONS_DIR, inside OUT, never the user's ~/.cache/torch_extensions.
 EXTENSION_JIT = "torch_extensions"
+# Beside each JIT build there: the stand-in's record of what it compiled and whether it imported.
+EXTENSION_JIT_RECORD = "musaport_jit.json"
+# In the device's CMake build folder: CMake's cache, which names the folder it was configured at.
+CMAKE_CACHE = "CMakeCache.txt"
 EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG = ".xml", ".log"
 # In the state folder while a run moves its outputs into place: a run killed
 # then leaves it, and the next run re-ports everything while validate refuses.

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError, ToolError
-from musaport.outdir import write_atomic
+from musaport.outdir import CMAKE_CACHE, write_atomic
 from musaport.resources import render_template, user_cache
 from musaport.validate.cpu.link import link_flags
 
@@ -249,7 +249,7 @@ def moved_from(build: Path) -> str | None:
     """The folder a CMake build folder was configured at, when that is not where it is now (None: it is, or
     it was never configured)."""
     try:
-        text = (build / "CMakeCache.txt").read_text(encoding="utf-8", errors="replace")
+        text = (build / CMAKE_CACHE).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     for line in text.splitlines():

@@ -29,8 +29,8 @@ from pathlib import Path
 from musaport import children
 from musaport.errors import LoadError
 from musaport.ops.emit_registration import header
-from musaport.outdir import (EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, EXTENSION_JIT, OutDir,
-                             write_atomic)
+from musaport.outdir import (EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, EXTENSION_JIT,
+                             EXTENSION_JIT_RECORD, OutDir, write_atomic)
 from musaport.resources import render_template, user_cache
 from musaport.validate.backend.backend import ALIASING_FLAGS, FMA_FLAGS, MU_FLAGS, SHIM, host_has_fma
 from musaport.validate.cpu import shared_alias
@@ -183,7 +183,8 @@ def stand_in(state: Path, device: Device) -> Path:
         "extension/musa_extension.py.j2", header=text, musa_home=str(site),
         include_dirs=[str(device.shim / "include"), str(device.view / "aten/src"), str(device.view)],
         after_dirs=[str(device.shim / "third_party")], library_dir=str(device.library.parent),
-        common_flags=list(COMMON_FLAGS), mu_flags=list(MU_FLAGS), mu_after=mu_after).encode())
+        common_flags=list(COMMON_FLAGS), mu_flags=list(MU_FLAGS), mu_after=mu_after,
+        jit_record=EXTENSION_JIT_RECORD).encode())
     plugin = Path(__file__).with_name("pytest_plugin.py")
     write_atomic(site / "musaport_extension_plugin.py", plugin.read_bytes())
     write_atomic(site / "musaport_shared_alias.py", Path(shared_alias.__file__).read_bytes())
@@ -413,13 +414,10 @@ def _locate(modules: list[Module], tree: Path) -> None:
             m.error = "the build made no file for it"
 
 
-JIT_RECORD = "musaport_jit.json"  # what the stand-in's load() writes beside each JIT build it makes
-
-
 def clear_jit_records(state: Path) -> None:
     """Forget the JIT builds of earlier runs (their objects stay, for setuptools to reuse): only the builds
     this run's code makes are reported."""
-    for record in (state / EXTENSION_JIT).glob(f"*/{JIT_RECORD}"):
+    for record in (state / EXTENSION_JIT).glob(f"*/{EXTENSION_JIT_RECORD}"):
         record.unlink()
 
 
@@ -427,7 +425,7 @@ def jit_modules(state: Path, tree: Path) -> list[Module]:
     """The modules the project's code built as it ran (``torch_musa.utils.musa_extension.load``), each with
     its tree-relative sources and whether it imported, as the stand-in recorded them."""
     modules = []
-    for record in sorted((state / EXTENSION_JIT).glob(f"*/{JIT_RECORD}")):
+    for record in sorted((state / EXTENSION_JIT).glob(f"*/{EXTENSION_JIT_RECORD}")):
         try:
             doc = json.loads(record.read_text(encoding="utf-8"))
         except (OSError, ValueError):
