@@ -165,7 +165,8 @@ from torch.utils.cpp_extension import (
 
 here = os.path.dirname(__file__)
 ext = cpp_extension.load("more", [f"{here}/csrc/cuda/more_cuda.cu"])
-inline = load_inline("inl", cpp_sources="", cuda_sources="__global__ void k() {}", with_cuda=True)
+inline = load_inline("inl", cpp_sources="", cuda_sources="cudaStream_t s; __global__ void k() {}", with_cuda=True)
+built = load_inline("built", "", "__global__ void " + name(), with_cuda=True)
 """
 NOT_JIT = """import os
 KERNEL = os.path.join("csrc", "cuda", "ops_cuda.cu")  # a path string in a module that builds nothing
@@ -201,7 +202,8 @@ def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sourc
     assert "ext = torch_musa.utils.musa_extension.load(" in more
     assert ("from torch.utils.cpp_extension import CUDA_HOME; from torch_musa.utils.musa_extension import "
             "load_inline\n") in more
-    assert 'musa_sources="__global__ void k() {}", with_musa=True)' in more
+    assert 'musa_sources="musaStream_t s; __global__ void k() {}", with_musa=True)' in more  # the string is MUSA
+    assert '"__global__ void " + name(), with_musa=True)' in more  # a built string is left, and reported
     assert more.count("\n") == JIT_OTHER.count("\n") + 1  # the provenance line; every edit keeps the lines
     for rel in ("pkg/csrc/musa/ops.cpp", "pkg/csrc/musa/ops_musa.mu", "pkg/csrc/musa/more_musa.mu",
                 "pkg/csrc/extra/a.mu"):
@@ -211,7 +213,9 @@ def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sourc
     sites = sorted((f["rule"], f["site"]) for f in report["findings"] if f["site"].startswith("pkg/"))
     assert ("py-jit-extension-build", "pkg/__init__.py:14") in sites
     assert ("py-jit-extension-build", "pkg/more.py:9") in sites
-    assert ("py-jit-inline-sources", "pkg/more.py:10") in sites
+    assert ("py-jit-inline-sources", "pkg/more.py:10") not in sites  # ported, so nothing is left to report
+    assert report["files"]["pkg/more.py"]["rules"]["py-jit-inline-ported"] == 1
+    assert ("py-jit-inline-sources", "pkg/more.py:11") in sites
     assert ("py-cuda-home", "pkg/more.py:3") in sites  # the import statement that names it
     assert ("build-nvcc-flags", "pkg/__init__.py:14") in sites
     assert not any(site.startswith("pkg/paths.py") and rule != "py-cuda-string" for rule, site in sites)

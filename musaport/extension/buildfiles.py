@@ -27,7 +27,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from musaport.extension import sources
+from musaport.extension import inline, sources
 from musaport.extension.includes import follow_path, join
 from musaport.extension.pyeval import assignments, evaluate
 from musaport.port.file import FileResult, FileStatus, provenance, sha256
@@ -107,10 +107,15 @@ JIT_BUILD = Flag("py-jit-extension-build", re.compile(r"\b(?:load|load_inline)\s
                  "renames files, and its nvcc flags are reported. The build happens on the first import, so only "
                  "running the code (validate --extension runs the project's tests) shows that it builds")
 JIT_INLINE = Flag("py-jit-inline-sources", re.compile(r"\bload_inline\s*\("),
-                  "load_inline compiles C++ and CUDA code held in Python strings, which the port does not port "
-                  "(its CUDA names and <<<...>>> launches stay), and which the emulated device cannot build (its "
-                  "launches are turned into calls only in files): port the strings by hand, or move them into "
-                  "source files built with load()")
+                  "load_inline compiles C++ and CUDA code held in Python strings; these are not string literals "
+                  "the port can rewrite in place (a call, a concatenation, an f-string, a name bound more than "
+                  "once, or a rewrite that would change the string's lines), so their CUDA names and includes "
+                  "stay: port them by hand, or move them into source files built with load()")
+JIT_INLINE_UNMAPPED = Flag("py-jit-inline-unmapped", re.compile(r"\bload_inline\s*\("),
+                           "load_inline's source strings were ported as source files are, but these CUDA names in "
+                           "them have no MUSA mapping: port them by hand")
+# The edit that ports a load_inline source literal's C++ with the C++ packs (extension.inline).
+JIT_INLINE_RULE = "py-jit-inline-ported"
 JIT_UNPORTED = Flag("py-jit-builder-kept", re.compile(r"cpp_extension"),
                     f"a JIT build through {TORCH_BUILDER} that the port cannot point at {MUSA_BUILDER}'s builder "
                     "(a star import, or a module without a top-level import to add torch_musa's to): it would "
@@ -354,12 +359,13 @@ def jit_builds(tree: ast.AST) -> list[ast.Call]:
     return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
 
 
-def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
+def port_jit_paths(text: str, folder: str, paths: Paths, port: inline.CppPorter | None = None) -> Ported | None:
     """A Python module that builds its extension when it runs (``torch.utils.cpp_extension.load``): its
     strings are read as setup.py's are, so the source paths and globs it hands the builder name the port's
     files (``os.path.join(d, 'cuda', '{}.cu'.format(n))`` → ``'musa'``, ``'{}.mu'``), its nvcc flags and CUDA
-    settings are reported, and each JIT build is a ``py-jit-extension-build`` finding. None: the module builds
-    nothing, or is not Python (the Python port says so)."""
+    settings are reported, and each JIT build is a ``py-jit-extension-build`` finding; ``port`` ports the C++ of
+    ``load_inline``'s source literals (``extension.inline``; None: they are reported, not ported). None: the
+    module builds nothing, or is not Python (the Python port says so)."""
     if "cpp_extension" not in text:
         return None
     lines = python_lines(text)
@@ -374,7 +380,7 @@ def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
     for call in calls:
         pos = edits.offset(call.lineno, 0)
         edits.flag(JIT_BUILD, pos, _line_text(text, pos))
-    _port_jit_builders(tree, calls, edits)
+    literals = _port_jit_builders(tree, calls, edits, port)
     path_args = _path_arguments(tree)
     pieces = sources.source_pieces(tree)
     try:
@@ -384,7 +390,7 @@ def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
     except (tokenize.TokenError, SyntaxError):
         return None
     for i, tok in enumerate(tokens):
-        if tok.type != tokenize.STRING:
+        if tok.type != tokenize.STRING or tok.start in literals:
             continue
         before = tokens[i - 1].string if i else ""
         after = tokens[i + 1].string if i + 1 < len(tokens) else ""
@@ -398,17 +404,20 @@ def port_jit_paths(text: str, folder: str, paths: Paths) -> Ported | None:
     return ported
 
 
-def _port_jit_builders(tree: ast.Module, calls: list[ast.Call], edits: _Edits) -> None:
+def _port_jit_builders(tree: ast.Module, calls: list[ast.Call], edits: _Edits,
+                       port: inline.CppPorter | None) -> frozenset[tuple[int, int]]:
     """torch's JIT builders (``load``, ``load_inline``) become torch_musa's, which take the same arguments with
     MUSA's keyword names: an import of them names torch_musa's module (the other names it imports stay with
     torch), a qualified call (``cpp_extension.load(...)``) is spelled ``torch_musa.utils.musa_extension.load``
     with that module imported beside the script's first import, and the CUDA keywords are MUSA's. Every edit
-    keeps the line count, so the findings of this port and of the Python pack agree on lines."""
+    keeps the line count, so the findings of this port and of the Python pack agree on lines. Returns where the
+    ``load_inline`` source literals it ported start (tokenize's positions), which no other edit may touch."""
     originals = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == TORCH_BUILDER:
             _jit_import_edit(node, edits)
             originals.update({a.asname or a.name: a.name for a in node.names})
+    done: set[tuple[int, int]] = set()
     qualified = [c for c in calls if isinstance(c.func, ast.Attribute)]
     anchor = _binding_import(tree, qualified[0].func.value, edits) if qualified else None  # type: ignore[attr-defined]
     for call in qualified:
@@ -429,8 +438,37 @@ def _port_jit_builders(tree: ast.Module, calls: list[ast.Call], edits: _Edits) -
                 edits.edit(start, start + len(kw.arg), JIT_KEYWORDS[kw.arg], JIT_RULE)
         func = call.func
         if (func.attr if isinstance(func, ast.Attribute) else originals.get(getattr(func, "id", ""))) == "load_inline":
-            pos = edits.offset(call.lineno, 0)
+            done |= _port_inline_sources(tree, call, edits, port, done)
+    return frozenset(done)
+
+
+def _port_inline_sources(tree: ast.Module, call: ast.Call, edits: _Edits, port: inline.CppPorter | None,
+                         done: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """One ``load_inline`` call's source literals ported in place (``extension.inline``), each literal once
+    however many calls name it; the call is reported when they cannot all be, or when CUDA names stay."""
+    pos = edits.offset(call.lineno, 0)
+    literals = inline.source_literals(call, tree) if port is not None else None
+    if literals is None:
+        edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
+        return set()
+    ported, unmapped = {}, set()
+    for literal, name in literals:
+        begin = _node_offset(edits, literal.lineno, literal.col_offset)
+        start = (literal.lineno, begin - edits.offset(literal.lineno, 0))  # as tokenize counts columns
+        if start in done or start in ported:
+            continue
+        end = _node_offset(edits, literal.end_lineno or literal.lineno, literal.end_col_offset or 0)
+        got = inline.port_literal(edits.text[begin:end], name, port)  # type: ignore[arg-type]
+        if got is None:
             edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
+            return set()
+        ported[start] = (begin, end, got[0])
+        unmapped.update(got[1])
+    for begin, end, new in ported.values():
+        edits.edit(begin, end, new, JIT_INLINE_RULE)
+    if unmapped:
+        edits.flag(JIT_INLINE_UNMAPPED, pos, _line_text(edits.text, pos) + "  [" + ", ".join(sorted(unmapped)) + "]")
+    return set(ported)
 
 
 def _jit_import_edit(node: ast.ImportFrom, edits: _Edits) -> None:

@@ -10,7 +10,8 @@ report like any pack rule's.
 
 from __future__ import annotations
 
-from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, JIT_BUILD, JIT_INLINE, JIT_RULE, JIT_UNPORTED,
+from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, JIT_BUILD, JIT_INLINE, JIT_INLINE_RULE,
+                                           JIT_INLINE_UNMAPPED, JIT_RULE, JIT_UNPORTED,
                                            NVCC_PROGRAM, QUALIFIED, SETUP_TORCH_DEVICE, TORCH_CUDA)
 from musaport.extension.includes import RULE_ID
 from musaport.rewrite.registry import CodeRule
@@ -21,12 +22,18 @@ _PROJECT = "musaport/extension/rules.py (run --src: computed from the project's 
 CODE_RULES: tuple[CodeRule, ...] = (
     *(CodeRule(f.id, "flag", f.message, _BUILD, f.pattern.pattern) for f in (*CMAKE_FLAGS, TORCH_CUDA, CUDA_ENV,
                                                                             QUALIFIED, NVCC_PROGRAM, JIT_BUILD,
-                                                                            JIT_INLINE, JIT_UNPORTED)),
+                                                                            JIT_INLINE, JIT_INLINE_UNMAPPED,
+                                                                            JIT_UNPORTED)),
     CodeRule(JIT_RULE, "edit", "torch's JIT extension builders (load, load_inline) become torch_musa's, which "
              "compile .mu sources with the MUSA compiler: their import (or qualified name) names torch_musa's "
              "module, and the CUDA keywords are MUSA's (extra_cuda_cflags, with_cuda, cuda_sources).", _BUILD,
              "from torch.utils.cpp_extension import load; load('ops', srcs, extra_cuda_cflags=['-O2'])",
              "from torch_musa.utils.musa_extension import load; load('ops', srcs, extra_musa_cflags=['-O2'])"),
+    CodeRule(JIT_INLINE_RULE, "edit", "The C++ and CUDA code a load_inline call holds in string literals "
+             "(cpp_sources, cuda_sources: a literal, a list of them, or a name bound once to one) is ported by the "
+             "C++ packs as the files torch's builder writes them to (main.cpp, cuda.cu), inside the same quotes.",
+             _BUILD, "load_inline('k', '', cuda_sources='cudaStream_t s = at::cuda::getCurrentCUDAStream();')",
+             "load_inline('k', '', musa_sources='musaStream_t s = at::musa::getCurrentMUSAStream();')"),
     CodeRule("setup-builder-imports", "edit", "torch.utils.cpp_extension's CUDA builder becomes torch_musa's: "
              "the import names the MUSA builder.", _BUILD,
              "from torch.utils.cpp_extension import CUDAExtension, BuildExtension",

@@ -53,8 +53,9 @@ class Context:
     tree: Path | None = None
     stage: Path | None = None
     observe: Observer | None = None
-    # Ports the files it knows in place of the C++ port (None for the others): an extension's Python.
-    porter: Callable[[Task, bytes], FileResult | None] | None = None
+    # Ports the files it knows in place of the C++ port (None for the others): an extension's Python. Its
+    # third argument ports C++ text with these rules (the C++ an extension's Python holds in strings).
+    porter: Callable[[Task, bytes, Callable[[bytes, str], FileResult]], FileResult | None] | None = None
 
 
 _CONTEXT: Context | None = None
@@ -131,11 +132,17 @@ def _port_other(task: Task, data: bytes) -> FileResult | None:
     seconds = _file_seconds()
     try:
         with _time_bound(seconds):
-            return _CONTEXT.porter(task, data)
+            return _CONTEXT.porter(task, data, _port_text)
     except TimeoutError:
         return failed(task.src, task.out, f"took over {seconds:g} s of CPU to port")
     except Exception as exc:  # a per-file outcome, not a crash of the run
         return failed(task.src, task.out, f"internal error while porting: {exc!r}")
+
+
+def _port_text(data: bytes, name: str) -> FileResult:
+    """C++ text that a file holds (``name``: the file it is compiled as) ported with the context's rules."""
+    assert _CONTEXT is not None
+    return port_bytes(data, name, name, _CONTEXT.rules, _CONTEXT.vocabulary)
 
 
 def _file_seconds() -> float | None:

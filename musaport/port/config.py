@@ -48,7 +48,7 @@ class GenerationStep(Protocol):
     def prepare(self, source: Path, out: OutDir) -> None:
         """Before porting: validate the selection, start slow work in the background."""
 
-    # Optional: ``porter()`` → a callable ``(Task, bytes) -> FileResult | None`` that ports the files it
+    # Optional: ``porter()`` → a callable ``(Task, bytes, cpp) -> FileResult | None`` that ports the files it
     # knows (an extension's .py files, ``pyport.port.PythonPort``) in the workers; None: the C++ port.
 
     def files(self, source: Path, results: list[FileResult], out: OutDir, config: "Config") -> Generated:

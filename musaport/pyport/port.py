@@ -28,6 +28,7 @@ from musaport.port.layout import Found, Layout
 from musaport.pyport.pack import Pack, load
 
 if TYPE_CHECKING:
+    from musaport.extension.inline import CppPorter
     from musaport.extension.discover import Discovery
 
 PY_SUFFIX = ".py"
@@ -53,20 +54,22 @@ class PythonPort:
         return hashlib.sha256(json.dumps([self.pack.digest, list(self.modules), list(self.renames)])
                               .encode()).hexdigest()
 
-    def __call__(self, task: Task, data: bytes) -> FileResult | None:
-        """The run's porter hook: this port's result for a ``.py`` task (None: not a Python file)."""
+    def __call__(self, task: Task, data: bytes, cpp: "CppPorter | None" = None) -> FileResult | None:
+        """The run's porter hook: this port's result for a ``.py`` task (None: not a Python file); ``cpp``
+        ports C++ text with the run's packs (``load_inline``'s source strings)."""
         if not task.src.endswith(PY_SUFFIX):
             return None
-        return port_python(data, task.src, task.out, self.pack, dict(self.modules), dict(self.renames))
+        return port_python(data, task.src, task.out, self.pack, dict(self.modules), dict(self.renames), cpp)
 
 
 def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, str] | None = None,
-                renames: dict[str, str] | None = None) -> FileResult:
+                renames: dict[str, str] | None = None, cpp: "CppPorter | None" = None) -> FileResult:
     """One Python file ported: PORTED with a provenance line, UNCHANGED, or COPIED (already a port);
     never FAILED for its content (a file LibCST cannot parse is copied unchanged, with a warning).
 
     A module that builds its extension when it runs (``torch.utils.cpp_extension.load``) first has its
-    source paths follow the port's file ``renames``, as setup.py's do (``extension.buildfiles.port_jit_paths``).
+    source paths follow the port's file ``renames``, as setup.py's do (``extension.buildfiles.port_jit_paths``),
+    and the C++ of its ``load_inline`` source strings is ported by ``cpp`` (``extension.inline``).
     """
     digest = sha256(data)
     try:
@@ -81,7 +84,7 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
                           warnings=(f"line 1: its encoding cannot be read ({exc}); copied unchanged (not ported)",))
     if _provenance_line(text):
         return FileResult(src, out, FileStatus.COPIED, digest, digest, data=data)
-    jit = _jit_paths(text, src, renames or {}) if len(data) <= MAX_PYTHON_BYTES else None
+    jit = _jit_paths(text, src, renames or {}, cpp) if len(data) <= MAX_PYTHON_BYTES else None
     if jit is not None:
         original, text = text, jit.text
     if not _may_use_cuda(text, modules or {}) and jit is None:
@@ -117,13 +120,13 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
 
 
-def _jit_paths(text: str, src: str, renames: dict[str, str]):
+def _jit_paths(text: str, src: str, renames: dict[str, str], cpp: "CppPorter | None" = None):
     """``text`` with a JIT build's source paths following the port (None: the module builds nothing)."""
     if "cpp_extension" not in text:
         return None
     from musaport.extension.buildfiles import Paths, port_jit_paths
 
-    return port_jit_paths(text, src.rpartition("/")[0], Paths.of(renames, frozenset()))
+    return port_jit_paths(text, src.rpartition("/")[0], Paths.of(renames, frozenset()), cpp)
 
 
 def _python_problem(text: str, src: str) -> str:
