@@ -108,6 +108,70 @@ def test_a_package_that_builds_its_kernels_when_imported_builds_them_on_musa_as_
     assert "NOTE jitops/csrc/musa/scale_musa.mu: ported, but no module of the build compiles it" in done.stdout
 
 
+INLINE_PACKAGE = {
+    "setup.py": 'from setuptools import setup\n\nsetup(name="twice", packages=["twice"])\n',
+    "csrc/twice.cuh": "#include <cuda_runtime.h>\n__device__ inline float twice_of(float x) { return 2.0f * x; }\n",
+    "twice/__init__.py": '''"""twice: 2 * x, by a CUDA kernel held in a Python string and built on import."""
+from torch.utils.cpp_extension import load_inline
+
+CUDA = """
+#include <cuda_runtime.h>
+#include <ATen/cuda/CUDAContext.h>
+__global__ void twice_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+torch::Tensor twice(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  twice_kernel<<<(n + 255) / 256, 256, 0, stream>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+"""
+_ext = load_inline("twice_ext", cpp_sources="torch::Tensor twice(torch::Tensor x);", cuda_sources=CUDA,
+                   functions=["twice"], with_cuda=True)
+twice = _ext.twice
+''',
+    "tests/test_twice.py": '''import torch
+
+import twice
+
+
+def test_twice_on_the_gpu():
+    x = torch.arange(1000, dtype=torch.float32)
+    got = twice.twice(x.cuda())
+    assert got.is_cuda
+    torch.testing.assert_close(got.cpu(), 2 * x)
+''',
+}
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_kernel_in_a_python_string_is_ported_in_place_and_built_on_musa_by_load_inline(
+        pt_out: Path, tmp_path: Path) -> None:
+    """The string holds CUDA (a stream, a launch); the port makes it MUSA inside its quotes and the
+    stand-in's load_inline builds it, its launch read by the CPU view, so the test's kernel runs on musa."""
+    project = tmp_path / "twice"
+    for rel, text in INLINE_PACKAGE.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    ext = tmp_path / "ext"
+    _port(project, ext)
+    init = next(ext.rglob("twice/__init__.py")).read_text()
+    assert "musaStream_t stream = at::musa::getCurrentMUSAStream();" in init and "cudaStream_t" not in init
+    assert "cuda_sources" not in init and "musa_sources=CUDA" in init
+    done, report = _validate(ext, pt_out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (module,) = report["build"]["modules"]
+    assert (module["name"], module["jit"], module["inline"], module["loaded"]) == ("twice_ext", True, True, True)
+    assert "PASS JIT build twice_ext when the tests ran (from sources in Python strings)" in done.stdout
+    tests = report["tests"]
+    assert (tests["passed"], tests["failed"], tests["errors"]) == (1, 0, 0), tests
+
+
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles

@@ -33,6 +33,7 @@ rebuilt and judged again.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,3 +140,27 @@ def _files(root: Path) -> list[Path]:
     for folder, _, names in walk(root):  # any depth (fstree)
         found += [Path(folder) / n for n in names if not n.startswith(".")]
     return found
+
+
+def main(argv: list[str]) -> int:
+    """``python -m musaport.validate.cpu.view SOURCE VIEW``: one device source as the emulated device compiles
+    it, for the stand-in ``load_inline`` (which runs in the torch environment, without musaport's parser)."""
+    if len(argv) != 2:
+        print("usage: python -m musaport.validate.cpu.view SOURCE VIEW", file=sys.stderr)
+        return 2
+    source, view = Path(argv[0]), Path(argv[1])
+    try:
+        data = cpu_bytes(source.read_bytes(), EMULATED_ARCH)
+    except OSError as exc:
+        print(f"{source}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except LaunchError as exc:
+        print(f"{source}: {exc}", file=sys.stderr)
+        return 1
+    if not view.exists() or view.read_bytes() != data:
+        write_atomic(view, data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

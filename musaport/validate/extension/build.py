@@ -81,6 +81,7 @@ class Module:
     missing: list[str] = field(default_factory=list)
     defined_in: dict[str, list[str]] = field(default_factory=dict)  # missing symbol → ported files defining it
     jit: bool = False  # built by the project's code as it ran (torch_musa's load), not by setup.py
+    inline: bool = False  # a JIT build of code in Python strings (load_inline): no source of the tree
 
 
 @dataclass
@@ -184,7 +185,7 @@ def stand_in(state: Path, device: Device) -> Path:
         include_dirs=[str(device.shim / "include"), str(device.view / "aten/src"), str(device.view)],
         after_dirs=[str(device.shim / "third_party")], library_dir=str(device.library.parent),
         common_flags=list(COMMON_FLAGS), mu_flags=list(MU_FLAGS), mu_after=mu_after,
-        jit_record=EXTENSION_JIT_RECORD).encode())
+        jit_record=EXTENSION_JIT_RECORD, view_command=[sys.executable, "-m", "musaport.validate.cpu.view"]).encode())
     plugin = Path(__file__).with_name("pytest_plugin.py")
     write_atomic(site / "musaport_extension_plugin.py", plugin.read_bytes())
     write_atomic(site / "musaport_shared_alias.py", Path(shared_alias.__file__).read_bytes())
@@ -433,7 +434,7 @@ def jit_modules(state: Path, tree: Path) -> list[Module]:
         sources = [rel for src in doc.get("sources", []) if (rel := _tree_relative(src, tree, Path(src)))]
         modules.append(Module(str(doc.get("name", record.parent.name)), file=str(doc.get("file", "")),
                               sources=sources, loaded=bool(doc.get("loaded")), error=str(doc.get("error", "")),
-                              jit=True))
+                              jit=True, inline=bool(doc.get("inline"))))
     return modules
 
 

@@ -181,7 +181,8 @@ def _account_jit_builds(built: phase_build.BuildResult, build_doc: dict, jit: li
     """The modules the project's code built while its tests ran join the build's: counted among the modules
     (loaded or not), and their sources are no longer dropped kernels."""
     for m in jit:
-        echo(f"{'PASS' if m.loaded else 'FAIL'} JIT build {m.name} when the tests ran ({len(m.sources)} sources)"
+        what = "from sources in Python strings" if m.inline else f"{len(m.sources)} sources"
+        echo(f"{'PASS' if m.loaded else 'FAIL'} JIT build {m.name} when the tests ran ({what})"
              + ("" if m.loaded else f": {m.error}"))
         built.modules.append(m)
         doc = asdict(m)
