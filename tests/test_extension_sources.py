@@ -221,6 +221,27 @@ def test_a_module_that_builds_its_extension_when_imported_names_the_ported_sourc
     assert not any(site.startswith("pkg/paths.py") and rule != "py-cuda-string" for rule, site in sites)
 
 
+INLINE_UNMAPPED = '''from torch.utils.cpp_extension import load_inline
+KERNEL = """
+__global__ void k() {}
+void f() { cudaStream_t s; cudaNoSuchCall(s); }
+"""
+mod = load_inline("m", "", cuda_sources=KERNEL)
+'''
+
+
+def test_a_cuda_name_left_in_a_load_inline_string_is_in_the_unmapped_report(tmp_path: Path) -> None:
+    """The strings load_inline compiles are ported as files are, so what no rule maps in them is an unmapped
+    name at its line of the Python file, and the run does not say "none"."""
+    src = project(tmp_path / "p", {"pkg/m.py": INLINE_UNMAPPED, "pkg/k.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert "musaStream_t s; cudaNoSuchCall(s);" in (tmp_path / "out" / TREE / "pkg/m.py").read_text()
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert {u["name"]: u["sites"] for u in report["unmapped"]} == {"cudaNoSuchCall": ["pkg/m.py:4"]}
+    assert "unmapped CUDA APIs: none" not in done.stdout
+
+
 def test_the_shim_musa_h_gives_musa_version() -> None:
     """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
     import musaport

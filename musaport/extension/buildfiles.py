@@ -238,6 +238,7 @@ class Ported:
     text: str
     fired: dict[str, int]
     findings: tuple[Finding, ...]
+    unmapped: tuple[tuple[str, int], ...] = ()  # CUDA names left in the C++ of load_inline's strings, by line
 
 
 # Python ends a line at CR LF, LF or a lone CR (its tokenizer's universal newlines); CMake at LF.
@@ -256,6 +257,7 @@ class _Edits:
         self.text = text
         self.edits: list[tuple[int, int, str, str]] = []
         self.findings: list[Finding] = []
+        self.unmapped: set[tuple[str, int]] = set()
         self.starts = [0] + [m.end() for m in _PY_NEWLINE.finditer(text)]
 
     def offset(self, line: int, col: int) -> int:
@@ -281,7 +283,7 @@ class _Edits:
         first: dict[tuple[str, int], Finding] = {}
         for f in sorted(self.findings, key=lambda f: (f.line, f.rule)):
             first.setdefault((f.rule, f.line), f)  # one finding per rule and line
-        return Ported(text, dict(sorted(fired.items())), tuple(first.values()))
+        return Ported(text, dict(sorted(fired.items())), tuple(first.values()), tuple(sorted(self.unmapped)))
 
 
 def python_lines(text: str) -> str:
@@ -463,11 +465,13 @@ def _port_inline_sources(tree: ast.Module, call: ast.Call, edits: _Edits, port: 
             edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
             return set()
         ported[start] = (begin, end, got[0])
-        unmapped.update(got[1])
+        unmapped.update((n, literal.lineno + line - 1) for n, line in got[1])  # a literal's line 1 is its own
     for begin, end, new in ported.values():
         edits.edit(begin, end, new, JIT_INLINE_RULE)
     if unmapped:
-        edits.flag(JIT_INLINE_UNMAPPED, pos, _line_text(edits.text, pos) + "  [" + ", ".join(sorted(unmapped)) + "]")
+        names = sorted({n for n, _ in unmapped})
+        edits.flag(JIT_INLINE_UNMAPPED, pos, _line_text(edits.text, pos) + "  [" + ", ".join(names) + "]")
+        edits.unmapped |= unmapped
     return set(ported)
 
 

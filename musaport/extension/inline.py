@@ -70,15 +70,16 @@ def _binds(node: ast.Assign | ast.AnnAssign, name: str) -> bool:
     return any(isinstance(t, ast.Name) and t.id == name for t in targets)
 
 
-def port_literal(segment: str, name: str, port: CppPorter) -> tuple[str, tuple[str, ...]] | None:
-    """The literal's source text with its C++ ported, and the CUDA names no rule maps that stay in it; None
+def port_literal(segment: str, name: str, port: CppPorter) -> tuple[str, tuple[tuple[str, int], ...]] | None:
+    """The literal's source text with its C++ ported, and the CUDA names no rule maps that stay in it, each
+    with its line (1: the literal's first line); None
     when the literal cannot be ported in place (see the module's docstring)."""
     literal = _LITERAL.fullmatch(segment)
     if literal is None:
         return None
     body = literal["body"]
     result = port(body.encode("utf-8", "surrogateescape"), name)
-    unmapped = tuple(sorted({n for n, _ in result.unmapped}))
+    unmapped = tuple(sorted(set(result.unmapped)))
     if result.status is FileStatus.UNCHANGED:
         return segment, unmapped
     if result.status is not FileStatus.PORTED or result.data is None:

@@ -114,10 +114,13 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
             fired[rule] = fired.get(rule, 0) + n
         findings = tuple(sorted((*jit.findings, *ported.findings), key=lambda f: (f.line, f.rule, f.text)))
         ported, text = replace(ported, fired=dict(sorted(fired.items())), findings=findings), original
+    unmapped = jit.unmapped if jit is not None else ()  # the C++ of load_inline's strings (extension.inline)
     if ported.text == text:
-        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, findings=ported.findings, data=data)
+        return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, findings=ported.findings,
+                          unmapped=unmapped, data=data)
     new = with_provenance(ported.text, src, digest).encode(encoding)
-    return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, data=new)
+    return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), ported.fired, ported.findings, unmapped,
+                      data=new)
 
 
 def _jit_paths(text: str, src: str, renames: dict[str, str], cpp: "CppPorter | None" = None):
