@@ -388,9 +388,17 @@ def _summary(report: Report, opts: Options) -> None:
     table.add_row(*(str(v) for v in (c["total"], c["ported"], c["unchanged"], c["copied"], c["failed"],
                                      c["skipped"], report.written, report.removed, report.reused)))
     out.print(table)
+    from musaport.port.file import UNSCANNED_INLINE
+
+    unscanned = summary.get("unscanned", 0)
+    unread = (f"; {unscanned} load_inline sources that only running the code makes were not scanned "
+              f"({UNSCANNED_INLINE} in the report)") if unscanned else ""
     if summary["unmapped_top"]:
         top = ", ".join(f"{name} ({count})" for name, count in summary["unmapped_top"])
-        out.print(f"unmapped CUDA APIs: {summary['unmapped_names']} names; most used: {top}", highlight=False)
+        out.print(f"unmapped CUDA APIs: {summary['unmapped_names']} names; most used: {top}{unread}",
+                  highlight=False)
+    elif unscanned:
+        out.print(f"unmapped CUDA APIs: none found in the code scanned{unread}", highlight=False)
     elif "kept_names" in summary:  # the scan ran (a summary of an older run may not say)
         kept = summary["kept_names"]
         more = f"; {kept} kept on purpose, each with its reason in the report" if kept else ""

@@ -35,6 +35,11 @@ def port(src: Path, out: Path, *extra: str):
     return musaport("run", "--src", str(src), "--out", str(out), "-q", *extra)
 
 
+def port_with_summary(src: Path, out: Path):
+    """A run that prints its terminal summary (``port`` runs quietly), wide enough that no line folds."""
+    return musaport("run", "--src", str(src), "--out", str(out), env={"COLUMNS": "1000"})
+
+
 SETUP = ("from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
          "setup(ext_modules=[CUDAExtension('k', ['csrc/cuda/k.cu'])], cmdclass={'build_ext': BuildExtension})")
 
@@ -234,12 +239,38 @@ def test_a_cuda_name_left_in_a_load_inline_string_is_in_the_unmapped_report(tmp_
     """The strings load_inline compiles are ported as files are, so what no rule maps in them is an unmapped
     name at its line of the Python file, and the run does not say "none"."""
     src = project(tmp_path / "p", {"pkg/m.py": INLINE_UNMAPPED, "pkg/k.cu": KERNEL})
-    done = port(src, tmp_path / "out")
+    done = port_with_summary(src, tmp_path / "out")
     assert done.returncode == 0, done.stderr
     assert "musaStream_t s; cudaNoSuchCall(s);" in (tmp_path / "out" / TREE / "pkg/m.py").read_text()
     report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
     assert {u["name"]: u["sites"] for u in report["unmapped"]} == {"cudaNoSuchCall": ["pkg/m.py:4"]}
-    assert "unmapped CUDA APIs: none" not in done.stdout
+    assert "unmapped CUDA APIs: 1 names; most used: cudaNoSuchCall (1)" in done.stdout
+
+
+INLINE_LEFT = '''from torch.utils.cpp_extension import load_inline
+HEAD = "#include <cuda_fp16.h>\\n"
+joined = load_inline("j", "", cuda_sources=HEAD + "void f() { cudaNoSuchCall(); }")
+made = load_inline("m", "", cuda_sources=kernel_text())
+'''
+
+
+def test_load_inline_sources_left_as_written_are_scanned_and_what_runs_is_reported_unscanned(
+        tmp_path: Path) -> None:
+    """A source built by concatenation stays as written, but the CUDA names in its string pieces are unmapped
+    names; a source only running the code makes cannot be scanned, so the run says so instead of "none"."""
+    src = project(tmp_path / "p", {"pkg/m.py": INLINE_LEFT, "pkg/k.cu": KERNEL})
+    done = port_with_summary(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert {u["name"]: u["sites"] for u in report["unmapped"]} == {"cudaNoSuchCall": ["pkg/m.py:3"]}
+    assert report["unscanned"] == ["pkg/m.py:4"]
+    assert "1 load_inline sources that only running the code makes were not scanned" in done.stdout
+    alone = project(tmp_path / "q", {"pkg/m.py": INLINE_LEFT.replace("void f() { cudaNoSuchCall(); }", ""),
+                                     "pkg/k.cu": KERNEL})
+    done = port_with_summary(alone, tmp_path / "out2")
+    assert done.returncode == 0, done.stderr
+    assert "unmapped CUDA APIs: none found in the code scanned; 1 load_inline sources" in done.stdout
+    assert "Not scanned: 1 load_inline sources" in (tmp_path / "out2" / "porting_report.md").read_text()
 
 
 def test_the_shim_musa_h_gives_musa_version() -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from musaport.extension import inline, sources
 from musaport.extension.includes import follow_path, join
 from musaport.extension.pyeval import assignments, evaluate
-from musaport.port.file import FileResult, FileStatus, provenance, sha256
+from musaport.port.file import UNSCANNED_INLINE, FileResult, FileStatus, provenance, sha256
 from musaport.pyport.pack import load as load_python_pack  # owns which torch.cuda names torch.musa mirrors
 from musaport.rewrite.apply import Finding
 from musaport.rewrite.transforms import rename_path
@@ -111,6 +111,10 @@ JIT_INLINE = Flag("py-jit-inline-sources", re.compile(r"\bload_inline\s*\("),
                   "the port can rewrite in place (a call, a concatenation, an f-string, a name bound more than "
                   "once, or a rewrite that would change the string's lines), so their CUDA names and includes "
                   "stay: port them by hand, or move them into source files built with load()")
+JIT_INLINE_UNSCANNED = Flag(UNSCANNED_INLINE, re.compile(r"\bload_inline\s*\("),
+                            "load_inline compiles code that only running this module makes (a call's result, a "
+                            "name bound elsewhere, an f-string's fields): the scan for CUDA names left after "
+                            "porting could not read it, so the unmapped report does not cover it")
 JIT_INLINE_UNMAPPED = Flag("py-jit-inline-unmapped", re.compile(r"\bload_inline\s*\("),
                            "load_inline's source strings were ported as source files are, but these CUDA names in "
                            "them have no MUSA mapping: port them by hand")
@@ -451,7 +455,7 @@ def _port_inline_sources(tree: ast.Module, call: ast.Call, edits: _Edits, port: 
     pos = edits.offset(call.lineno, 0)
     literals = inline.source_literals(call, tree) if port is not None else None
     if literals is None:
-        edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
+        _left_as_is(tree, call, edits, port)
         return set()
     ported, unmapped = {}, set()
     for literal, name in literals:
@@ -462,7 +466,7 @@ def _port_inline_sources(tree: ast.Module, call: ast.Call, edits: _Edits, port: 
         end = _node_offset(edits, literal.end_lineno or literal.lineno, literal.end_col_offset or 0)
         got = inline.port_literal(edits.text[begin:end], name, port)  # type: ignore[arg-type]
         if got is None:
-            edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
+            _left_as_is(tree, call, edits, port)
             return set()
         ported[start] = (begin, end, got[0])
         unmapped.update((n, literal.lineno + line - 1) for n, line in got[1])  # a literal's line 1 is its own
@@ -473,6 +477,23 @@ def _port_inline_sources(tree: ast.Module, call: ast.Call, edits: _Edits, port: 
         edits.flag(JIT_INLINE_UNMAPPED, pos, _line_text(edits.text, pos) + "  [" + ", ".join(names) + "]")
         edits.unmapped |= unmapped
     return set(ported)
+
+
+def _left_as_is(tree: ast.Module, call: ast.Call, edits: _Edits, port: inline.CppPorter | None) -> None:
+    """A ``load_inline`` call whose sources stay as written: reported, its string pieces scanned so the CUDA
+    names they hold are unmapped names at their lines, and what no scan could read reported as such."""
+    pos = edits.offset(call.lineno, 0)
+    line = _line_text(edits.text, pos)
+    edits.flag(JIT_INLINE, pos, line)
+    pieces, whole = inline.source_fragments(call, tree)
+    if port is None:
+        pieces, whole = [], False
+    unmapped = {found for piece, name in pieces for found in inline.scan_fragment(piece, name, port)}  # type: ignore[arg-type]
+    if unmapped:
+        edits.flag(JIT_INLINE_UNMAPPED, pos, line + "  [" + ", ".join(sorted({n for n, _ in unmapped})) + "]")
+        edits.unmapped |= unmapped
+    if not whole:
+        edits.flag(JIT_INLINE_UNSCANNED, pos, line)
 
 
 def _jit_import_edit(node: ast.ImportFrom, edits: _Edits) -> None:

@@ -11,6 +11,11 @@ file, in place inside the same quotes. A literal is left as it is, and the
 call reported, when its rewrite would not stay the same Python string: an
 f-string or bytes, implicit concatenation, or an edit that changes its line
 count (the findings of the two Python ports agree on lines) or its quoting.
+
+A source left as it is still has its string pieces scanned for CUDA names
+(:func:`source_fragments`), so the unmapped report counts what they hold;
+what only running the code shows (a call's result, a name bound elsewhere,
+an f-string's fields) is reported as not scanned, never as "none".
 """
 
 from __future__ import annotations
@@ -63,6 +68,66 @@ def _literals(expr: ast.expr, tree: ast.AST, follow: bool) -> list[ast.Constant]
         if len(bound) == 1:
             return _literals(bound[0], tree, follow=False)
     return None
+
+
+def source_fragments(call: ast.Call, tree: ast.AST) -> tuple[list[tuple[ast.Constant, str]], bool]:
+    """Every string piece of a ``load_inline`` call's source arguments (with the file name it is compiled as),
+    and whether they are the whole of those arguments: False when a part is known only at run time."""
+    found: list[tuple[ast.Constant, str]] = []
+    whole = True
+    for keyword, position, name in SOURCE_ARGS:
+        expr = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if expr is None and len(call.args) > position:
+            expr = call.args[position]
+        if expr is not None:
+            pieces, known = _fragments(expr, tree, follow=True)
+            found += [(piece, name) for piece in pieces]
+            whole = whole and known
+    return found, whole
+
+
+def _fragments(expr: ast.expr, tree: ast.AST, follow: bool) -> tuple[list[ast.Constant], bool]:
+    """The string constants in ``expr``, and whether ``expr``'s value is made of them alone."""
+    if isinstance(expr, ast.Constant):
+        return ([expr] if isinstance(expr.value, str) else []), expr.value is None or isinstance(expr.value, str)
+    parts: list[ast.expr]
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        parts = list(expr.elts)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, ast.JoinedStr):
+        parts = list(expr.values)
+    elif isinstance(expr, ast.FormattedValue):
+        parts = [expr.value]
+    elif isinstance(expr, ast.Name) and follow:
+        bound = [node.value for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                 and node.value is not None and _binds(node, expr.id)]
+        return _fragments(bound[0], tree, follow=False) if len(bound) == 1 else ([], False)
+    elif _is_join(expr):  # "\n".join([...]): the separator and the joined pieces
+        parts = [expr.func.value, *expr.args]  # type: ignore[attr-defined]
+    else:
+        return [], False
+    found: list[ast.Constant] = []
+    whole = True
+    for part in parts:
+        pieces, known = _fragments(part, tree, follow)
+        found += pieces
+        whole = whole and known
+    return found, whole
+
+
+def _is_join(expr: ast.expr) -> bool:
+    return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "join"
+            and isinstance(expr.func.value, ast.Constant) and isinstance(expr.func.value.value, str)
+            and len(expr.args) == 1 and not expr.keywords)
+
+
+def scan_fragment(piece: ast.Constant, name: str, port: CppPorter) -> tuple[tuple[str, int], ...]:
+    """The CUDA names no rule maps in one string piece, each with its line in the Python file (the piece's
+    first line where Python does not say where inside an f-string or a concatenation the piece lies)."""
+    result = port(piece.value.encode("utf-8", "surrogateescape"), name)
+    last = piece.end_lineno or piece.lineno
+    return tuple(sorted({(n, min(piece.lineno + line - 1, last)) for n, line in result.unmapped}))
 
 
 def _binds(node: ast.Assign | ast.AnnAssign, name: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from musaport import __version__
 from musaport.errors import EXIT_FAILED, EXIT_OK
-from musaport.port.file import FileResult, FileStatus, family
+from musaport.port.file import UNSCANNED_INLINE, FileResult, FileStatus, family
 from musaport.port.layout import Skipped, printable
 from musaport.resources import render_template
 
@@ -52,6 +52,7 @@ class Report:
             "unmapped_names": len(unmapped),
             "unmapped_top": [[u["name"], u["count"]] for u in unmapped[:8]],
             "kept_names": len(self.kept_cuda_names()),
+            "unscanned": len(self.unscanned()),
             "findings": len(self.findings()),
             "warnings": len(self.warnings()),
             "problems": list(self.problems),
@@ -102,6 +103,10 @@ class Report:
                 uses[name] += 1
                 sites[name][f"{r.src}:{line}"] = None
         return [(n, uses[n], list(sites[n])) for n in sorted(uses, key=lambda n: (-uses[n], n))]
+
+    def unscanned(self) -> list[str]:
+        """Where code the leftover scan could not read stands (``file:line``), so "none" would claim too much."""
+        return [f["site"] for f in self.findings() if f["rule"] == UNSCANNED_INLINE]
 
     def kept_cuda_names(self) -> list[dict]:
         """The CUDA spellings left on purpose, each with the reason the keep-list gives, most frequent first."""
@@ -172,6 +177,7 @@ class Report:
             "unmapped": unmapped,
             "unmapped_families": self.families(unmapped),
             "kept_cuda_names": self.kept_cuda_names(),
+            "unscanned": self.unscanned(),
             "findings": self.findings(),
             "warnings": self.warnings(),
             "not_generated": list(self.problems),
