@@ -472,10 +472,7 @@ def _port_inline_sources(tree: ast.Module, call: ast.Call, edits: _Edits, port: 
         unmapped.update((n, literal.lineno + line - 1) for n, line in got[1])  # a literal's line 1 is its own
     for begin, end, new in ported.values():
         edits.edit(begin, end, new, JIT_INLINE_RULE)
-    if unmapped:
-        names = sorted({n for n, _ in unmapped})
-        edits.flag(JIT_INLINE_UNMAPPED, pos, _line_text(edits.text, pos) + "  [" + ", ".join(names) + "]")
-        edits.unmapped |= unmapped
+    _left_unmapped(unmapped, pos, edits)
     return set(ported)
 
 
@@ -483,17 +480,24 @@ def _left_as_is(tree: ast.Module, call: ast.Call, edits: _Edits, port: inline.Cp
     """A ``load_inline`` call whose sources stay as written: reported, its string pieces scanned so the CUDA
     names they hold are unmapped names at their lines, and what no scan could read reported as such."""
     pos = edits.offset(call.lineno, 0)
-    line = _line_text(edits.text, pos)
-    edits.flag(JIT_INLINE, pos, line)
-    pieces, whole = inline.source_fragments(call, tree)
+    edits.flag(JIT_INLINE, pos, _line_text(edits.text, pos))
     if port is None:
-        pieces, whole = [], False
-    unmapped = {found for piece, name in pieces for found in inline.scan_fragment(piece, name, port)}  # type: ignore[arg-type]
-    if unmapped:
-        edits.flag(JIT_INLINE_UNMAPPED, pos, line + "  [" + ", ".join(sorted({n for n, _ in unmapped})) + "]")
-        edits.unmapped |= unmapped
+        edits.flag(JIT_INLINE_UNSCANNED, pos, _line_text(edits.text, pos))
+        return
+    pieces, whole = inline.source_fragments(call, tree)
+    _left_unmapped({found for piece, name in pieces for found in inline.scan_fragment(piece, name, port)}, pos,
+                   edits)
     if not whole:
-        edits.flag(JIT_INLINE_UNSCANNED, pos, line)
+        edits.flag(JIT_INLINE_UNSCANNED, pos, _line_text(edits.text, pos))
+
+
+def _left_unmapped(unmapped: set[tuple[str, int]], pos: int, edits: _Edits) -> None:
+    """The CUDA names left in a ``load_inline`` call's sources (name, file line): unmapped names of the file,
+    and one finding at the call naming them."""
+    if unmapped:
+        names = ", ".join(sorted({n for n, _ in unmapped}))
+        edits.flag(JIT_INLINE_UNMAPPED, pos, f"{_line_text(edits.text, pos)}  [{names}]")
+        edits.unmapped |= unmapped
 
 
 def _jit_import_edit(node: ast.ImportFrom, edits: _Edits) -> None:

@@ -38,17 +38,31 @@ def source_literals(call: ast.Call, tree: ast.AST) -> list[tuple[ast.Constant, s
     """Each string literal a ``load_inline`` call compiles, with the file name it is compiled as; None when a
     source argument is anything else (a call, a concatenation, a name bound more than once)."""
     found: list[tuple[ast.Constant, str]] = []
-    for keyword, position, name in SOURCE_ARGS:
-        expr = next((k.value for k in call.keywords if k.arg == keyword), None)
-        if expr is None and len(call.args) > position:
-            expr = call.args[position]
-        if expr is None:
-            continue
+    for expr, name in _source_args(call):
         literals = _literals(expr, tree, follow=True)
         if literals is None:
             return None
         found += [(literal, name) for literal in literals]
     return found
+
+
+def _source_args(call: ast.Call) -> list[tuple[ast.expr, str]]:
+    """The source arguments a ``load_inline`` call passes (by keyword or position), each with its file name."""
+    found = []
+    for keyword, position, name in SOURCE_ARGS:
+        expr = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if expr is None and len(call.args) > position:
+            expr = call.args[position]
+        if expr is not None:
+            found.append((expr, name))
+    return found
+
+
+def _bound_once(name: str, tree: ast.AST) -> ast.expr | None:
+    """The value of the module's one assignment to ``name``; None when it is bound more than once, or never."""
+    bound = [node.value for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+             and node.value is not None and _binds(node, name)]
+    return bound[0] if len(bound) == 1 else None
 
 
 def _literals(expr: ast.expr, tree: ast.AST, follow: bool) -> list[ast.Constant] | None:
@@ -62,11 +76,8 @@ def _literals(expr: ast.expr, tree: ast.AST, follow: bool) -> list[ast.Constant]
                 return None
             found += got
         return found
-    if isinstance(expr, ast.Name) and follow:
-        bound = [node.value for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
-                 and node.value is not None and _binds(node, expr.id)]
-        if len(bound) == 1:
-            return _literals(bound[0], tree, follow=False)
+    if isinstance(expr, ast.Name) and follow and (bound := _bound_once(expr.id, tree)) is not None:
+        return _literals(bound, tree, follow=False)
     return None
 
 
@@ -75,14 +86,10 @@ def source_fragments(call: ast.Call, tree: ast.AST) -> tuple[list[tuple[ast.Cons
     and whether they are the whole of those arguments: False when a part is known only at run time."""
     found: list[tuple[ast.Constant, str]] = []
     whole = True
-    for keyword, position, name in SOURCE_ARGS:
-        expr = next((k.value for k in call.keywords if k.arg == keyword), None)
-        if expr is None and len(call.args) > position:
-            expr = call.args[position]
-        if expr is not None:
-            pieces, known = _fragments(expr, tree, follow=True)
-            found += [(piece, name) for piece in pieces]
-            whole = whole and known
+    for expr, name in _source_args(call):
+        pieces, known = _fragments(expr, tree, follow=True)
+        found += [(piece, name) for piece in pieces]
+        whole = whole and known
     return found, whole
 
 
@@ -100,9 +107,8 @@ def _fragments(expr: ast.expr, tree: ast.AST, follow: bool) -> tuple[list[ast.Co
     elif isinstance(expr, ast.FormattedValue):
         parts = [expr.value]
     elif isinstance(expr, ast.Name) and follow:
-        bound = [node.value for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
-                 and node.value is not None and _binds(node, expr.id)]
-        return _fragments(bound[0], tree, follow=False) if len(bound) == 1 else ([], False)
+        bound = _bound_once(expr.id, tree)
+        return _fragments(bound, tree, follow=False) if bound is not None else ([], False)
     elif _is_join(expr):  # "\n".join([...]): the separator and the joined pieces
         parts = [expr.func.value, *expr.args]  # type: ignore[attr-defined]
     else:
@@ -137,8 +143,8 @@ def _binds(node: ast.Assign | ast.AnnAssign, name: str) -> bool:
 
 def port_literal(segment: str, name: str, port: CppPorter) -> tuple[str, tuple[tuple[str, int], ...]] | None:
     """The literal's source text with its C++ ported, and the CUDA names no rule maps that stay in it, each
-    with its line (1: the literal's first line); None
-    when the literal cannot be ported in place (see the module's docstring)."""
+    with its line (1: the literal's first line); None when the literal cannot be ported in place (see the
+    module's docstring)."""
     literal = _LITERAL.fullmatch(segment)
     if literal is None:
         return None

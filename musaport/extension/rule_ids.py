@@ -11,8 +11,7 @@ report like any pack rule's.
 from __future__ import annotations
 
 from musaport.extension.buildfiles import (CMAKE_FLAGS, CUDA_ENV, JIT_BUILD, JIT_INLINE, JIT_INLINE_RULE,
-                                           JIT_INLINE_UNMAPPED, JIT_INLINE_UNSCANNED, JIT_RULE,
-                                           JIT_UNPORTED,
+                                           JIT_INLINE_UNMAPPED, JIT_INLINE_UNSCANNED, JIT_RULE, JIT_UNPORTED,
                                            NVCC_PROGRAM, QUALIFIED, SETUP_TORCH_DEVICE, TORCH_CUDA)
 from musaport.extension.includes import RULE_ID
 from musaport.rewrite.registry import CodeRule
@@ -23,8 +22,8 @@ _PROJECT = "musaport/extension/rules.py (run --src: computed from the project's 
 CODE_RULES: tuple[CodeRule, ...] = (
     *(CodeRule(f.id, "flag", f.message, _BUILD, f.pattern.pattern) for f in (*CMAKE_FLAGS, TORCH_CUDA, CUDA_ENV,
                                                                             QUALIFIED, NVCC_PROGRAM, JIT_BUILD,
-                                                                            JIT_INLINE, JIT_INLINE_UNMAPPED, JIT_INLINE_UNSCANNED,
-                                                                            JIT_UNPORTED)),
+                                                                            JIT_INLINE, JIT_INLINE_UNMAPPED,
+                                                                            JIT_INLINE_UNSCANNED, JIT_UNPORTED)),
     CodeRule(JIT_RULE, "edit", "torch's JIT extension builders (load, load_inline) become torch_musa's, which "
              "compile .mu sources with the MUSA compiler: their import (or qualified name) names torch_musa's "
              "module, and the CUDA keywords are MUSA's (extra_cuda_cflags, with_cuda, cuda_sources).", _BUILD,

@@ -106,7 +106,8 @@ class Report:
 
     def unscanned(self) -> list[str]:
         """Where code the leftover scan could not read stands (``file:line``), so "none" would claim too much."""
-        return [f["site"] for f in self.findings() if f["rule"] == UNSCANNED_INLINE]
+        return [f"{r.src}:{f.line}" for r in sorted(self.results, key=lambda r: r.src) for f in r.findings
+                if f.rule == UNSCANNED_INLINE]
 
     def kept_cuda_names(self) -> list[dict]:
         """The CUDA spellings left on purpose, each with the reason the keep-list gives, most frequent first."""
