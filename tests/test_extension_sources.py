@@ -541,3 +541,38 @@ def test_a_tree_with_nothing_to_port_or_no_build_says_so(tmp_path: Path) -> None
     assert bare.returncode == 0
     warnings = json.loads((tmp_path / "o3" / "porting_report.json").read_text())["warnings"]
     assert any("no build file" in w for w in warnings)
+
+
+PYTHON_ONLY = {
+    "setup.py": 'from setuptools import setup\n\nsetup(name="twice", packages=["twice"])\n',
+    "twice/__init__.py": (
+        "from torch.utils.cpp_extension import load_inline\n\n"
+        'CUDA = """\n#include <cuda_runtime.h>\n'
+        "__global__ void twice_kernel(const float* x, float* y, int n) { y[threadIdx.x] = 2.0f * x[threadIdx.x]; }\n"
+        'void run(const float* x, float* y, cudaStream_t s) { twice_kernel<<<1, 32, 0, s>>>(x, y, 32); }\n"""\n'
+        '_ext = load_inline("twice_ext", cpp_sources="", cuda_sources=CUDA, functions=["run"])\n'),
+    "tests/test_twice.py": "import torch\n\n\ndef test_it():\n    assert torch.ones(2).cuda().is_cuda\n",
+}
+
+
+def test_a_project_whose_only_kernels_are_python_strings_is_ported(tmp_path: Path) -> None:
+    """No .cu file and no C++ file, but a module that builds a CUDA kernel with load_inline when it is
+    imported: the project has work to port (its Python and the kernel in its string), not nothing."""
+    src = project(tmp_path / "p", PYTHON_ONLY)
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    init = (tmp_path / "out" / TREE / "twice" / "__init__.py").read_text()
+    assert "from torch_musa.utils.musa_extension import load_inline" in init
+    assert "musaStream_t s" in init and "musa_sources=CUDA" in init and "cuda" not in init.split("\n", 1)[1]
+    assert "torch.ones(2).musa().is_musa" in (tmp_path / "out" / TREE / "tests" / "test_twice.py").read_text()
+
+
+def test_python_that_only_mentions_load_inline_is_still_nothing_to_port(tmp_path: Path) -> None:
+    """The evidence is a call of torch's JIT builder, not the word: a comment or a function of the same
+    name from elsewhere leaves a run of nothing, refused as a wrong path."""
+    src = project(tmp_path / "p", {"setup.py": PYTHON_ONLY["setup.py"], "twice/__init__.py":
+                                   "# we used torch.utils.cpp_extension's load_inline(...) once\n"
+                                   "from mylib import load_inline\nload_inline('x')\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 2 and "--src holds no CUDA source to port" in done.stderr
+    assert "load_inline" in done.stderr and not (tmp_path / "out").exists()

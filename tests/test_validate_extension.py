@@ -110,7 +110,6 @@ def test_a_package_that_builds_its_kernels_when_imported_builds_them_on_musa_as_
 
 INLINE_PACKAGE = {
     "setup.py": 'from setuptools import setup\n\nsetup(name="twice", packages=["twice"])\n',
-    "csrc/twice.cuh": "#include <cuda_runtime.h>\n__device__ inline float twice_of(float x) { return 2.0f * x; }\n",
     "twice/__init__.py": '''"""twice: 2 * x, by a CUDA kernel held in a Python string and built on import."""
 from torch.utils.cpp_extension import load_inline
 
@@ -153,7 +152,8 @@ def test_twice_on_the_gpu():
 def test_a_kernel_in_a_python_string_is_ported_in_place_and_built_on_musa_by_load_inline(
         pt_out: Path, tmp_path: Path) -> None:
     """The string holds CUDA (a stream, a launch); the port makes it MUSA inside its quotes and the
-    stand-in's load_inline builds it, its launch read by the CPU view, so the test's kernel runs on musa."""
+    stand-in's load_inline builds it, its launch read by the CPU view, so the test's kernel runs on musa.
+    The project has no C++ file at all: its Python is all there is to port."""
     project = tmp_path / "twice"
     for rel, text in INLINE_PACKAGE.items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ its reason.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Iterator
 
 from musaport.errors import LoadError
-from musaport.extension.buildfiles import BUILD_FILES, build_guard, declared_include_dirs
+from musaport.extension.buildfiles import BUILD_FILES, build_guard, declared_include_dirs, jit_builds
 from musaport.extension.includes import Include, blank, resolve, scan_includes
 from musaport.extension.project import (Inferred, Registry, build_macros, defined_elsewhere, infer_roots,
                                         musa_evidence, project_names, project_rename, registry_macros, registry_sites,
@@ -162,9 +163,10 @@ def discover(root: Path, out: Path | None = None, collision: str = "error") -> D
     registries = with_existing(texts, registry_macros(texts))
     picked, passed = _select(texts, includes, roots, every, names, registries)
     picked, kept_own, passed = _collisions(root, picked, every, collision, passed)
-    if not picked and not kept_own:
+    if not picked and not kept_own and not jit_evidence(root, files, builds):
         raise LoadError(f"{root}: --src holds no CUDA source to port (no .cu/.cuh file, no cuda/ or gpu/ folder, "
-                        "no C++ file using CUDA or PyTorch's CUDA layer); a run of nothing is a wrong path")
+                        "no C++ file using CUDA or PyTorch's CUDA layer, no Python module building an extension "
+                        "with torch.utils.cpp_extension's load or load_inline); a run of nothing is a wrong path")
     skipped += _build_notes(files, builds)
     aware = tuple((p.rel, *hit) for p in picked if (t := texts.get(p.rel)) and (hit := musa_evidence(t)))
     return Discovery(root, picked, tuple(sorted(skipped + passed, key=lambda s: s.rel)), builds, roots,
@@ -294,6 +296,29 @@ def _link_problem(root: Path, path: Path) -> str:
         return f"symlink to {target} outside the source tree (not followed)"
     if not target.is_file():
         return "symlink to something that is not a file (not followed)"
+    return ""
+
+
+def jit_evidence(root: Path, files: list[str], builds: tuple[str, ...]) -> str:
+    """The first Python module of the project that builds an extension when it runs ('' when none).
+
+    A project may hold its kernels only in Python: strings handed to
+    ``load_inline``, or sources that ``load`` compiles on import. Its Python
+    is then all there is to port (``pyport``, ``extension.inline``), and the
+    run is not one of nothing. Only a call of torch's own JIT builder counts
+    (``extension.buildfiles.jit_builds``), so a mention in a comment does not.
+    """
+    skip = set(builds)
+    for rel in sorted(f for f in files if f.endswith(".py") and f not in skip):
+        text = _read(root / rel)
+        if text is None or "cpp_extension" not in text:
+            continue
+        try:
+            calls = jit_builds(ast.parse(text))
+        except (SyntaxError, ValueError):
+            continue  # the Python port reports the file that does not parse
+        if calls:
+            return f"{rel}:{calls[0].lineno}"
     return ""
 
 
