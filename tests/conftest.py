@@ -22,9 +22,11 @@ from typing import NoReturn
 
 import pytest
 
+from musaport.resources import user_cache
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MUSAPORT_SHARED", ROOT.parent / "shared"))
-CACHE = Path(os.environ.get("MUSAPORT_PYTORCH_CACHE", Path.home() / ".cache" / "musaport" / "pytorch"))
+CACHE = Path(os.environ.get("MUSAPORT_PYTORCH_CACHE") or user_cache() / "pytorch")  # the tool's own cache rule
 TARBALLS = {
     "2.6.0": ("pytorch_2.6.0+dfsg.orig.tar.xz", "pytorch-v2.6.0"),
     "1.13.1": ("pytorch_1.13.1+dfsg.orig.tar.xz", "pytorch-1.13.1"),
