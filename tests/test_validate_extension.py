@@ -149,13 +149,17 @@ def test_twice_on_the_gpu():
 @pytest.mark.shared
 @pytest.mark.torch
 @pytest.mark.compiles
+@pytest.mark.parametrize("setup", ["with setup.py", "without setup.py"])
 def test_a_kernel_in_a_python_string_is_ported_in_place_and_built_on_musa_by_load_inline(
-        pt_out: Path, tmp_path: Path) -> None:
+        pt_out: Path, tmp_path: Path, setup: str) -> None:
     """The string holds CUDA (a stream, a launch); the port makes it MUSA inside its quotes and the
     stand-in's load_inline builds it, its launch read by the CPU view, so the test's kernel runs on musa.
-    The project has no C++ file at all: its Python is all there is to port."""
+    The project has no C++ file at all: its Python is all there is to port; nor, in one case, a setup.py:
+    the tests, run from the project's root, import the package and so build it."""
     project = tmp_path / "twice"
     for rel, text in INLINE_PACKAGE.items():
+        if rel == "setup.py" and setup == "without setup.py":
+            continue
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
     ext = tmp_path / "ext"
@@ -168,6 +172,9 @@ def test_a_kernel_in_a_python_string_is_ported_in_place_and_built_on_musa_by_loa
     (module,) = report["build"]["modules"]
     assert (module["name"], module["jit"], module["inline"], module["loaded"]) == ("twice_ext", True, True, True)
     assert "PASS JIT build twice_ext when the tests ran (from sources in Python strings)" in done.stdout
+    if setup == "without setup.py":
+        assert report["build"]["command"] == "no setup.py: built on import by twice/__init__.py:19"
+        assert report["build"]["dropped"] == []
     tests = report["tests"]
     assert (tests["passed"], tests["failed"], tests["errors"]) == (1, 0, 0), tests
 

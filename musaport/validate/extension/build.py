@@ -28,6 +28,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError
+from musaport.extension.buildfiles import JIT_BUILD  # the finding a run leaves where code builds on import
 from musaport.ops.emit_registration import header
 from musaport.outdir import (EXTENSION_BUILD_LOG, EXTENSION_DEPS, EXTENSION_DEPS_RECORD, EXTENSION_JIT,
                              EXTENSION_JIT_RECORD, OutDir, write_atomic)
@@ -304,13 +305,28 @@ def cache_base(out_root: Path, view: Path) -> Path:
     return out_root if common == Path(common.anchor) else common
 
 
-def setup_script(tree: Path, out: OutDir) -> Path:
-    """The ported ``setup.py`` nearest the project's root."""
+def setup_script(tree: Path, out: OutDir) -> Path | None:
+    """The ported ``setup.py`` nearest the project's root; None for a project with none whose code builds
+    its extensions when it runs (``load``/``load_inline``: its tests then build them, from the tree's root)."""
     ported = sorted((p for p in out.out_paths().values() if p.rsplit("/", 1)[-1] == "setup.py"),
                     key=lambda p: (p.count("/"), p))
-    if not ported:
-        raise LoadError(f"{out.tree}: the port has no setup.py to build the project with")
-    return tree / ported[0]
+    if ported:
+        return tree / ported[0]
+    if builds_on_import(out):
+        return None
+    raise LoadError(f"{out.tree}: the port has no setup.py to build the project with, and none of its Python "
+                    "builds an extension when it runs (torch_musa's load or load_inline)")
+
+
+def builds_on_import(out: OutDir) -> list[str]:
+    """Where the port's Python builds an extension when it runs (``file:line``), from the run's findings."""
+    return [f["site"] for f in out.porting_report().get("findings", []) if f.get("rule") == JIT_BUILD.id]
+
+
+def tests_folder(tree: Path, out: OutDir) -> Path:
+    """Where the project's tests run: the folder of its ported setup.py, else the project's root."""
+    setup = setup_script(tree, out)
+    return setup.parent if setup is not None else tree
 
 
 def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str], log,
@@ -324,6 +340,13 @@ def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str
         log(f"musaport: patch {a.patch}: {', '.join(a.files)}")
     site = stand_in(state, device)
     setup = setup_script(tree, out)
+    if setup is None:  # nothing to run before the tests: their imports build the extensions (run.py counts them)
+        where = builds_on_import(out)
+        log(f"musaport: no setup.py; the project builds its extensions when its code runs ({', '.join(where)})")
+        result = BuildResult(True, "no setup.py: built on import by " + ", ".join(where))
+        result.dropped = sorted(rel for rel in set(out.out_paths().values()) if rel.endswith(".mu"))
+        result.seconds = round(time.monotonic() - started, 1)
+        return result
     temp = state / "build-temp"
     cmd = [str(device.python), "setup.py", "build_ext", "--inplace", "--build-temp", str(temp)]
     command = f"cd {setup.parent.relative_to(tree).as_posix() or '.'} && python setup.py build_ext --inplace"

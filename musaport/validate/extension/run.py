@@ -142,7 +142,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     tree = state / "src"
     test_files: list[phase_tests.TestFile] = []
     if built.ok:
-        root = phase_build.setup_script(tree, out).parent
+        root = phase_build.tests_folder(tree, out)
         env = phase_build.environment(out, state / "site", device, build_env)
         sources = sorted({s for m in built.modules for s in m.sources})
         phase_build.clear_jit_records(state)
