@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from musaport.extension import inline
 from musaport.extension.inline import port_literal, source_literals
 from musaport.port.file import FileResult, FileStatus
 
@@ -50,3 +51,12 @@ def test_a_literal_is_ported_inside_its_own_quotes() -> None:
 def test_a_rewrite_that_would_change_the_string_s_lines_or_end_it_early_is_refused() -> None:
     assert port_literal('"a"', "cuda.cu", _porter("b\nc")) is None  # a new line
     assert port_literal('"a"', "cuda.cu", _porter('#include "b.h"')) is None  # its quote would end the string
+
+
+def test_an_f_strings_pieces_are_placed_by_its_source() -> None:
+    """Each literal piece's first line, after fields with format specs, doubled braces and quoted keys; a
+    concatenation of f-strings is not one literal, so it is not guessed at."""
+    text = 'f"""\nab\n{y["k"]}\ncuda {{x}}\n{z!r:>{w}}tail\n"""'
+    assert inline.fstring_literal_lines(text) == [0, 2, 4]
+    assert inline.fstring_literal_lines('f"{a}{b}"') == []
+    assert inline.fstring_literal_lines('f"a" f"b{x}"') is None

@@ -273,6 +273,29 @@ def test_load_inline_sources_left_as_written_are_scanned_and_what_runs_is_report
     assert "Not scanned: 1 load_inline sources" in (tmp_path / "out2" / "porting_report.md").read_text()
 
 
+INLINE_FSTRING = '''from torch.utils.cpp_extension import load_inline
+N = 4
+made = load_inline("f", "", cuda_sources=f"""
+#define N {N}
+__global__ void k(float* x) {{ x[threadIdx.x] = N; }}
+void f() {{
+  cudaNoSuchCall();
+}}""")
+'''
+
+
+def test_a_cuda_name_in_an_f_string_source_is_reported_at_its_own_line(tmp_path: Path) -> None:
+    """An f-string source stays as written (its fields are known only at run time), and the name left in
+    the piece after its field is reported where it is: line 7, not the f-string's first line (which the
+    syntax tree gives every piece before Python 3.12)."""
+    src = project(tmp_path / "p", {"pkg/m.py": INLINE_FSTRING, "pkg/k.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert {u["name"]: u["sites"] for u in report["unmapped"]} == {"cudaNoSuchCall": ["pkg/m.py:7"]}
+    assert report["unscanned"] == ["pkg/m.py:3"]
+
+
 def test_the_shim_musa_h_gives_musa_version() -> None:
     """The MUSA_VERSION that extension-musa-version names is what the shim's musa.h defines."""
     import musaport

@@ -484,9 +484,13 @@ def _left_as_is(tree: ast.Module, call: ast.Call, edits: _Edits, port: inline.Cp
     if port is None:
         edits.flag(JIT_INLINE_UNSCANNED, pos, _line_text(edits.text, pos))
         return
-    pieces, whole = inline.source_fragments(call, tree)
-    _left_unmapped({found for piece, name in pieces for found in inline.scan_fragment(piece, name, port)}, pos,
-                   edits)
+    def segment(node: ast.expr) -> str:
+        return edits.text[_node_offset(edits, node.lineno, node.col_offset):
+                          _node_offset(edits, node.end_lineno or node.lineno, node.end_col_offset or 0)]
+
+    pieces, whole = inline.source_fragments(call, tree, segment)
+    _left_unmapped({found for piece, name, first in pieces for found in inline.scan_fragment(piece, name, port, first)},
+                   pos, edits)
     if not whole:
         edits.flag(JIT_INLINE_UNSCANNED, pos, _line_text(edits.text, pos))
 

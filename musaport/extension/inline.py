@@ -81,45 +81,120 @@ def _literals(expr: ast.expr, tree: ast.AST, follow: bool) -> list[ast.Constant]
     return None
 
 
-def source_fragments(call: ast.Call, tree: ast.AST) -> tuple[list[tuple[ast.Constant, str]], bool]:
-    """Every string piece of a ``load_inline`` call's source arguments (with the file name it is compiled as),
-    and whether they are the whole of those arguments: False when a part is known only at run time."""
-    found: list[tuple[ast.Constant, str]] = []
+# The source text of a node (its segment of the file), for what the syntax tree does not place.
+Segment = Callable[[ast.expr], str]
+
+
+def source_fragments(call: ast.Call, tree: ast.AST, segment: Segment | None = None
+                     ) -> tuple[list[tuple[ast.Constant, str, int]], bool]:
+    """Every string piece of a ``load_inline`` call's source arguments, with the file name it is compiled as
+    and the file line it starts on, and whether they are the whole of those arguments: False when a part is
+    known only at run time. ``segment`` places an f-string's pieces where the tree does not (below)."""
+    found: list[tuple[ast.Constant, str, int]] = []
     whole = True
     for expr, name in _source_args(call):
-        pieces, known = _fragments(expr, tree, follow=True)
-        found += [(piece, name) for piece in pieces]
+        pieces, known = _fragments(expr, tree, follow=True, segment=segment)
+        found += [(piece, name, line) for piece, line in pieces]
         whole = whole and known
     return found, whole
 
 
-def _fragments(expr: ast.expr, tree: ast.AST, follow: bool) -> tuple[list[ast.Constant], bool]:
-    """The string constants in ``expr``, and whether ``expr``'s value is made of them alone."""
+def _fragments(expr: ast.expr, tree: ast.AST, follow: bool, segment: Segment | None = None
+               ) -> tuple[list[tuple[ast.Constant, int]], bool]:
+    """The string constants in ``expr``, each with its first line, and whether ``expr``'s value is made of
+    them alone."""
     if isinstance(expr, ast.Constant):
-        return ([expr] if isinstance(expr.value, str) else []), expr.value is None or isinstance(expr.value, str)
+        return ([(expr, expr.lineno)] if isinstance(expr.value, str) else []), \
+            expr.value is None or isinstance(expr.value, str)
+    if isinstance(expr, ast.JoinedStr):
+        return _fstring_fragments(expr, segment)
     parts: list[ast.expr]
     if isinstance(expr, (ast.List, ast.Tuple)):
         parts = list(expr.elts)
     elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         parts = [expr.left, expr.right]
-    elif isinstance(expr, ast.JoinedStr):
-        parts = list(expr.values)
-    elif isinstance(expr, ast.FormattedValue):
-        parts = [expr.value]
     elif isinstance(expr, ast.Name) and follow:
         bound = _bound_once(expr.id, tree)
-        return _fragments(bound, tree, follow=False) if bound is not None else ([], False)
+        return _fragments(bound, tree, False, segment) if bound is not None else ([], False)
     elif _is_join(expr):  # "\n".join([...]): the separator and the joined pieces
         parts = [expr.func.value, *expr.args]  # type: ignore[attr-defined]
     else:
         return [], False
-    found: list[ast.Constant] = []
+    found: list[tuple[ast.Constant, int]] = []
     whole = True
     for part in parts:
-        pieces, known = _fragments(part, tree, follow)
+        pieces, known = _fragments(part, tree, follow, segment)
         found += pieces
         whole = whole and known
     return found, whole
+
+
+def _fstring_fragments(expr: ast.JoinedStr, segment: Segment | None) -> tuple[list[tuple[ast.Constant, int]], bool]:
+    """An f-string's literal pieces; its fields are known only at run time. Before Python 3.12 the tree
+    gives every piece the whole f-string's position, so there each piece's line is read from the source."""
+    pieces = [v for v in expr.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    lines = [p.lineno for p in pieces]
+    spanning = all((p.lineno, p.col_offset, p.end_lineno, p.end_col_offset) ==
+                   (expr.lineno, expr.col_offset, expr.end_lineno, expr.end_col_offset) for p in pieces)
+    if pieces and spanning and segment is not None:
+        starts = fstring_literal_lines(segment(expr))
+        if starts is not None and len(starts) == len(pieces):
+            lines = [expr.lineno + s for s in starts]
+    return list(zip(pieces, lines)), all(isinstance(v, ast.Constant) for v in expr.values)
+
+
+_OPENING = re.compile(r"""[A-Za-z]*("""  '"""' r"""|'''|"|')""")
+
+
+def fstring_literal_lines(text: str) -> list[int] | None:
+    """Where each non-empty literal piece of one f-string starts, in lines after its first (0: on it); None
+    when ``text`` is not one f-string literal that this reader follows (an implicit concatenation)."""
+    opening = _OPENING.match(text)
+    if opening is None:
+        return None
+    quote, i = opening.group(1), opening.end()
+    starts: list[int] = []
+    piece, filled = i, False
+    while i < len(text):
+        if text.startswith(quote, i):
+            if filled:
+                starts.append(piece)
+            return [text.count("\n", 0, s) for s in starts] if not text[i + len(quote):].strip() else None
+        if text[i] == "\\" or text.startswith(("{{", "}}"), i):
+            i, filled = i + 2, True
+        elif text[i] == "{":
+            if filled:
+                starts.append(piece)
+            i = _field_end(text, i + 1, quote)
+            if i < 0:
+                return None
+            piece, filled = i, False
+        else:
+            i, filled = i + 1, True
+    return None
+
+
+def _field_end(text: str, i: int, quote: str) -> int:
+    """The offset just after the ``}`` that closes the f-string field starting at ``i``; -1 when not found."""
+    depth = 0
+    while i < len(text):
+        char = text[i]
+        if text.startswith(quote, i):
+            return -1
+        if char in "'\"":  # a string inside the field (before 3.12, of the other kind of quote)
+            close = text.find(char, i + 1)
+            if close < 0:
+                return -1
+            i = close + 1
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return i + 1 if char == "}" else -1
+            depth -= 1
+        i += 1
+    return -1
 
 
 def _is_join(expr: ast.expr) -> bool:
@@ -128,12 +203,14 @@ def _is_join(expr: ast.expr) -> bool:
             and len(expr.args) == 1 and not expr.keywords)
 
 
-def scan_fragment(piece: ast.Constant, name: str, port: CppPorter) -> tuple[tuple[str, int], ...]:
-    """The CUDA names no rule maps in one string piece, each with its line in the Python file (the piece's
-    first line where Python does not say where inside an f-string or a concatenation the piece lies)."""
+def scan_fragment(piece: ast.Constant, name: str, port: CppPorter, first: int | None = None
+                  ) -> tuple[tuple[str, int], ...]:
+    """The CUDA names no rule maps in one string piece that starts on file line ``first`` (default: the
+    piece's own line), each with its line in the Python file."""
     result = port(piece.value.encode("utf-8", "surrogateescape"), name)
+    first = piece.lineno if first is None else first
     last = piece.end_lineno or piece.lineno
-    return tuple(sorted({(n, min(piece.lineno + line - 1, last)) for n, line in result.unmapped}))
+    return tuple(sorted({(n, min(first + line - 1, last)) for n, line in result.unmapped}))
 
 
 def _binds(node: ast.Assign | ast.AnnAssign, name: str) -> bool:
