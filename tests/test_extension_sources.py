@@ -254,16 +254,21 @@ made = load_inline("m", "", cuda_sources=kernel_text())
 '''
 
 
+def _scan_of_module(tmp_path: Path, module: str):
+    """A project of ``module`` (as pkg/m.py) beside a kernel, ported with its summary printed: the run, and
+    its report's unmapped names with their sites and its unscanned load_inline sources."""
+    done = port_with_summary(project(tmp_path / "p", {"pkg/m.py": module, "pkg/k.cu": KERNEL}), tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    return done, {u["name"]: u["sites"] for u in report["unmapped"]}, report["unscanned"]
+
+
 def test_load_inline_sources_left_as_written_are_scanned_and_what_runs_is_reported_unscanned(
         tmp_path: Path) -> None:
     """A source built by concatenation stays as written, but the CUDA names in its string pieces are unmapped
     names; a source only running the code makes cannot be scanned, so the run says so instead of "none"."""
-    src = project(tmp_path / "p", {"pkg/m.py": INLINE_LEFT, "pkg/k.cu": KERNEL})
-    done = port_with_summary(src, tmp_path / "out")
-    assert done.returncode == 0, done.stderr
-    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
-    assert {u["name"]: u["sites"] for u in report["unmapped"]} == {"cudaNoSuchCall": ["pkg/m.py:3"]}
-    assert report["unscanned"] == ["pkg/m.py:4"]
+    done, unmapped, unscanned = _scan_of_module(tmp_path, INLINE_LEFT)
+    assert unmapped == {"cudaNoSuchCall": ["pkg/m.py:3"]} and unscanned == ["pkg/m.py:4"]
     assert "1 load_inline sources that only running the code makes were not scanned" in done.stdout
     alone = project(tmp_path / "q", {"pkg/m.py": INLINE_LEFT.replace("void f() { cudaNoSuchCall(); }", ""),
                                      "pkg/k.cu": KERNEL})
@@ -288,12 +293,8 @@ def test_a_cuda_name_in_an_f_string_source_is_reported_at_its_own_line(tmp_path:
     """An f-string source stays as written (its fields are known only at run time), and the name left in
     the piece after its field is reported where it is: line 7, not the f-string's first line (which the
     syntax tree gives every piece before Python 3.12)."""
-    src = project(tmp_path / "p", {"pkg/m.py": INLINE_FSTRING, "pkg/k.cu": KERNEL})
-    done = port(src, tmp_path / "out")
-    assert done.returncode == 0, done.stderr
-    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
-    assert {u["name"]: u["sites"] for u in report["unmapped"]} == {"cudaNoSuchCall": ["pkg/m.py:7"]}
-    assert report["unscanned"] == ["pkg/m.py:3"]
+    _, unmapped, unscanned = _scan_of_module(tmp_path, INLINE_FSTRING)
+    assert unmapped == {"cudaNoSuchCall": ["pkg/m.py:7"]} and unscanned == ["pkg/m.py:3"]
 
 
 def test_the_shim_musa_h_gives_musa_version() -> None:
