@@ -44,3 +44,12 @@ def test_kernels_with_neither_a_setup_py_nor_a_jit_build_cannot_be_built(tmp_pat
     out = _ported(tmp_path, {"csrc/k.cu": KERNEL})
     with pytest.raises(LoadError, match="no setup.py to build the project with, and none of its Python builds"):
         build.setup_script(tmp_path / "tree", out)
+
+
+def test_a_cmake_only_project_is_told_that_only_setup_py_builds_are_run(tmp_path: Path) -> None:
+    out = _ported(tmp_path, {"csrc/k.cu": KERNEL, "CMakeLists.txt":
+                             "cmake_minimum_required(VERSION 3.18)\nproject(k LANGUAGES CXX CUDA)\n"
+                             "add_library(k SHARED csrc/k.cu)\n"})
+    with pytest.raises(LoadError, match="its CMakeLists.txt is ported, but validate --extension builds with "
+                                        "setup.py only"):
+        build.setup_script(tmp_path / "tree", out)

@@ -314,8 +314,10 @@ def setup_script(tree: Path, out: OutDir) -> Path | None:
         return tree / ported[0]
     if builds_on_import(out):
         return None
+    cmake = sorted(p for p in out.out_paths().values() if p.rsplit("/", 1)[-1] == "CMakeLists.txt")
     raise LoadError(f"{out.tree}: the port has no setup.py to build the project with, and none of its Python "
-                    "builds an extension when it runs (torch_musa's load or load_inline)")
+                    "builds an extension when it runs (torch_musa's load or load_inline)"
+                    + (f"; its {cmake[0]} is ported, but validate --extension builds with setup.py only" if cmake else ""))
 
 
 def builds_on_import(out: OutDir) -> list[str]:
