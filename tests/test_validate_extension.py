@@ -41,8 +41,8 @@ def _port(project: Path, out: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def _validate(ext: Path, pt: Path):
-    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt), "-j", "2")
+def _validate(ext: Path, pt: Path, *options: str):
+    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt), "-j", "2", *options)
     report = json.loads((ext / "validate_extension_report.json").read_text())
     return done, report
 
@@ -245,9 +245,7 @@ def test_a_hand_patch_laid_over_the_port_is_what_builds_and_is_tested(pt_out: Pa
 def test_a_test_selection_runs_only_the_tests_it_names(pt_out: Path, tmp_path: Path) -> None:
     ext = tmp_path / "ext"
     _port(VECOPS, ext)
-    done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
-                    "--test-select", "shift and not empty")
-    report = json.loads((ext / "validate_extension_report.json").read_text())
+    done, report = _validate(ext, pt_out, "--test-select", "shift and not empty")
     assert done.returncode == 0, done.stdout + done.stderr
     tests = report["tests"]
     assert (tests["passed"], tests["failed"], tests["skipped"], tests["select"]) == (2, 0, 0, "shift and not empty")
@@ -313,6 +311,62 @@ def test_a_test_script_runs_as_its_project_runs_it_with_the_packages_it_imports(
         assert done.returncode == 0, done.stdout + done.stderr
         assert (script["passed"], script["failed"], script["error"]) == (1, 0, "")
     assert not list(torch_env.site_packages.glob("vecref*"))  # the torch environment is never changed
+
+
+MEMORY_TEST = """import torch
+
+
+def quarter_of_the_machine():
+    sizes = dict(line.split(":", 1) for line in open("/proc/meminfo"))
+    kib = sum(int(sizes[k].split()[0]) for k in ("MemTotal", "SwapTotal") if k in sizes)
+    return kib * 1024 // 4
+
+
+def test_more_than_the_machine_has():
+    # five quarters of RAM and swap, never touched: without a bound every one of them is mapped
+    held = [torch.empty(quarter_of_the_machine(), dtype=torch.uint8, device="musa") for _ in range(5)]
+    assert len(held) == 5
+
+
+def test_within_it():
+    assert torch.ones(4, device="musa").sum().item() == 4
+"""
+
+
+@pytest.mark.shared
+@pytest.mark.torch
+@pytest.mark.compiles
+def test_a_test_that_needs_more_memory_than_the_machine_has_fails_for_lack_of_memory(pt_out: Path,
+                                                                                    tmp_path: Path) -> None:
+    """A test process may use the machine's RAM and swap. Past that its allocation fails with the allocator's
+    own error and is counted apart, and the next test runs (Deformable-DETR's 2,048-channel gradient check
+    asks more than this machine has); unbounded, the kernel's OOM killer ends a process without a word."""
+    project = tmp_path / "vecops"
+    shutil.copytree(VECOPS, project)
+    (project / "tests" / "test_memory.py").write_text(MEMORY_TEST)
+    ext = tmp_path / "ext"
+    _port(project, ext)
+    done, report = _validate(ext, pt_out, "--tests", "tests/test_memory.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (tests,) = report["tests"]["files"]
+    assert (tests["passed"], tests["failed"], tests["failed_memory"]) == (1, 1, 1)
+    (failure,) = tests["failures"]
+    assert failure["test"].endswith("test_more_than_the_machine_has") and failure["lacks_memory"]
+    assert "out of memory" in failure["error"].lower(), failure["error"]
+    gib = report["tests"]["memory_limit_bytes"] / 2**30
+    assert f"(1 failed for lack of memory: a test process may use {gib:.1f} GiB here" in done.stdout
+    assert "(lack of memory)" in (ext / "validate_extension_report.md").read_text()
+
+
+def test_an_allocation_refused_is_told_from_other_failures():
+    from musaport.validate.extension.tests import lacks_memory
+
+    assert lacks_memory("torch.OutOfMemoryError: MUSA out of memory. Tried to allocate 6.00 GiB.")
+    assert lacks_memory("RuntimeError: [enforce fail at alloc_cpu.cpp:120] data. DefaultCPUAllocator: can't "
+                        "allocate memory: you tried to allocate 8053063680 bytes. Error code 12")
+    assert lacks_memory("MemoryError")
+    assert not lacks_memory("AssertionError: Tensor-likes are not close!")
+    assert not lacks_memory("RuntimeError: memory format ChannelsLast is not supported")
 
 
 def test_extension_mode_needs_a_pytorch_port(tmp_path: Path) -> None:

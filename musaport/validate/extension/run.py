@@ -156,8 +156,10 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         echo(f"{'PASS' if _clean(t) else 'FAIL'} tests {t.file}: {t.passed} passed, {t.failed} failed, "
              f"{t.skipped} skipped, {t.errors} errors" + (f" ({t.error})" if t.error else ""))
     totals = {k: sum(getattr(t, k) for t in test_files)
-              for k in ("passed", "failed", "skipped", "errors", "passed_off_device", "failed_off_device")}
+              for k in ("passed", "failed", "skipped", "errors", "passed_off_device", "failed_off_device",
+                        "failed_memory")}
     tests_doc = {"ran": built.ok, "patterns": list(patterns), "select": select, "deps": list(test_deps),
+                 "memory_limit_bytes": phase_tests.memory_limit(),
                  "deps_error": deps_error, "with_extensions": [asdict(m) for m in mates],
                  **totals, "files": [asdict(t) for t in test_files]}
 
@@ -213,13 +215,22 @@ def summary_line(o: Outcome) -> str:
     s = o.doc["summary"]
     t = s["tests"]
     tests = (f"tests {t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped, {t['errors']} errors"
-             + off_device(t)
+             + off_device(t) + lacking_memory(t, o.doc["tests"].get("memory_limit_bytes", 0))
              + (f" (only those -k {o.doc['tests']['select']!r} selects)" if o.doc["tests"].get("select") else "")
              if o.doc["tests"]["ran"] else "tests not run (the build failed)")
     return (f"compile {s['compile'][0]} of {s['compile'][1]} passed; build {'passed' if s['build'] else 'failed'}; "
             f"modules loaded {s['modules'][0]} of {s['modules'][1]}"
             + (f"; {s['dropped_kernels']} ported kernel file(s) in no module" if s["dropped_kernels"] else "")
             + f"; {tests}; report: {o.md_path}")
+
+
+def lacking_memory(totals: dict, limit: int) -> str:
+    """The failures that were allocations refused for lack of memory, said apart, with the bound they met."""
+    lacking = totals.get("failed_memory", 0)
+    if not lacking:
+        return ""
+    return (f" ({lacking} failed for lack of memory: a test process may use {limit / 2**30:.1f} GiB here, "
+            "this machine's RAM and swap)")
 
 
 def off_device(totals: dict) -> str:

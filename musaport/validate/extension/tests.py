@@ -17,14 +17,23 @@ pytest collects nothing (exit code 5), is a script (Deformable-DETR's
 ``test.py`` checks in ``if __name__ == "__main__"``): it runs as its project
 runs it, ``python FILE`` in its own folder, with the device loaded first,
 and counts as one test, passed when it exits 0.
+
+Each test process may use as much memory as the machine has (its address
+space is bounded by RAM and swap, ``memory_limit``): a test that asks for
+more (a dense Jacobian of a large gradient check) fails with its allocator's
+own out-of-memory error, which the report counts apart as a lack of memory,
+instead of driving the machine into the kernel's OOM killer, which ends a
+process without a word, and not always the test's.
 """
 
 from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import os
 import re
+import resource
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -43,6 +52,10 @@ NO_TESTS_COLLECTED = 5  # pytest's exit code
 _SCRIPT = ("import runpy, sys; import musaport_extension_plugin as p; p.pytest_configure(None); "
            "sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')")
 TEST_SECONDS = 300  # one test (pytest-timeout)
+# The first error lines of an allocation that failed: the device's caching allocator ("MUSA out of memory"),
+# torch's CPU allocator ("DefaultCPUAllocator: can't allocate memory"), Python's and C++'s own.
+OUT_OF_MEMORY = re.compile(r"out of memory|not enough memory|can't allocate memory|\bMemoryError\b|std::bad_alloc",
+                           re.IGNORECASE)
 FILE_SECONDS = 3600.0  # one file
 
 
@@ -63,6 +76,9 @@ class TestFile:
     # musa_allocations property): their tensors were elsewhere, or empty, so they say little of the port.
     passed_off_device: int = 0
     failed_off_device: int = 0
+    # Of the failures and errors, those whose error is an allocation that failed: the test needs more memory
+    # than a test process may use here (memory_limit), which says nothing of the port.
+    failed_memory: int = 0
 
 
 def find_tests(tree: Path, patterns: tuple[str, ...]) -> list[Path]:
@@ -76,6 +92,34 @@ def find_tests(tree: Path, patterns: tuple[str, ...]) -> list[Path]:
             if n.endswith(".py") and any(fnmatch.fnmatchcase(rel if "/" in p else n, p) for p in patterns):
                 found.append(Path(folder) / n)
     return found
+
+
+def memory_limit() -> int:
+    """Bytes of address space one test process may use: this machine's RAM and swap (``/proc/meminfo``)."""
+    sizes = {}
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("MemTotal", "SwapTotal") and value.split():
+                sizes[name] = int(value.split()[0]) * 1024
+    except (OSError, ValueError):
+        pass
+    return sizes.get("MemTotal", os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) + sizes.get("SwapTotal", 0)
+
+
+def _bounded(parent: int, limit: int) -> None:
+    """A test process's ``preexec_fn``: it dies with musaport, and its address space is at most ``limit``
+    bytes (or the lower bound it inherited)."""
+    children.die_with_parent(parent)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    bound = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    if soft == resource.RLIM_INFINITY or soft > bound:
+        resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+
+
+def lacks_memory(error: str) -> bool:
+    """Whether a failure's first error line is an allocation that failed."""
+    return bool(OUT_OF_MEMORY.search(error))
 
 
 def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: dict[str, str], state: Path,
@@ -136,7 +180,8 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int | None, st
     started = time.monotonic()
     try:
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=FILE_SECONDS,
-                              stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())
+                              stdin=subprocess.DEVNULL, preexec_fn=functools.partial(_bounded, os.getpid(),
+                                                                                     memory_limit()))
         return done.returncode, done.stdout + done.stderr, time.monotonic() - started
     except subprocess.TimeoutExpired as exc:
         output = f"{exc.stdout or ''}{exc.stderr or ''}\nthe file took more than {FILE_SECONDS:.0f} s"
@@ -157,8 +202,9 @@ def _script_result(rel: str, code: int | None, output: str, seconds: float, trac
         error = f"the script's process died ({children.signal_name(-code)})"
     else:
         error = _script_error(output) or f"exit code {code}"
+    result.failed_memory = int(lacks_memory(error))
     result.failures.append({"test": f"{rel} (script)", "kind": "failure", "error": error,
-                            **tracer.trace(output, built_sources).as_dict()})
+                            "lacks_memory": lacks_memory(error), **tracer.trace(output, built_sources).as_dict()})
     return result
 
 
@@ -198,8 +244,11 @@ def _read(rel: str, xml: Path, output: str, tracer: Tracer, built_sources: list[
             text = (outcome.text or "") + "\n" + (outcome.get("message") or "")
             trace = tracer.trace(text, built_sources)
             result.failed_off_device += allocations == 0
-            result.failures.append({"test": test_id, "kind": outcome.tag, "error": _first_line(outcome),
-                                    "musa_allocations": allocations, **trace.as_dict()})
+            error = _first_line(outcome)
+            result.failed_memory += lacks_memory(error)
+            result.failures.append({"test": test_id, "kind": outcome.tag, "error": error,
+                                    "musa_allocations": allocations, "lacks_memory": lacks_memory(error),
+                                    **trace.as_dict()})
     result.seconds = round(result.seconds, 1)
     if not any((result.passed, result.failed, result.skipped, result.errors)):
         result.error = _last_error(output) or "no test was collected"
