@@ -425,6 +425,41 @@ def test_a_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> No
     assert found["build-source-unchecked", "setup.py:16"] == "os.environ['SRC']"
 
 
+# A setup.py whose source folder is a name bound to a bare folder name (a points-kernels layout).
+BOUND_FOLDER_SETUP = """import glob
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
+BACKEND = "cuda"
+root = "cuda"
+srcs = glob.glob("{}/src/*.cpp".format(root)) + glob.glob("{}/src/*.cu".format(root))
+cpu_root = "cpu"
+setup(ext_modules=[CUDAExtension("k", srcs, include_dirs=["{}/include".format(root)]),
+                   CppExtension("c", glob.glob("{}/src/*.cpp".format(cpu_root)))],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_a_source_folder_bound_to_a_name_follows_the_port(tmp_path: Path) -> None:
+    """``root = "cuda"`` used as ``"{}/src/*.cu".format(root)``: the literal the name is bound to is a piece of
+    the source path, so the folder is renamed with the files and the ported setup.py builds the same sources
+    (before, both globs named nothing in the port: a build-source-lost finding, the kernels out of the
+    build). A ``"cuda"`` no path uses stays."""
+    src = project(tmp_path / "p", {"setup.py": BOUND_FOLDER_SETUP, "cuda/src/bind.cpp": "int bind();\n",
+                                   "cuda/src/k.cu": '#include "k.h"\n' + KERNEL,
+                                   "cuda/include/k.h": "#include <cuda_runtime.h>\n",
+                                   "cpu/src/c.cpp": "int c();\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    setup = (tmp_path / "out" / TREE / "setup.py").read_text()
+    assert 'root = "musa"' in setup and 'BACKEND = "cuda"' in setup and 'cpu_root = "cpu"' in setup
+    tree = overlay(src, tmp_path / "out", tmp_path / "built")
+    assert sorted(Path(s).as_posix() for s in built_sources(tree, tmp_path)) == ["musa/src/bind.cpp",
+                                                                                 "musa/src/k.mu"]
+    assert (tree / "musa/include/k.h").is_file()
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert not [f for f in report["findings"] if f["rule"].startswith("build-source")]
+
+
 FUNCTION_SETUP = """import os
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
