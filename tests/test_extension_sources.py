@@ -460,6 +460,42 @@ def test_a_source_folder_bound_to_a_name_follows_the_port(tmp_path: Path) -> Non
     assert not [f for f in report["findings"] if f["rule"].startswith("build-source")]
 
 
+# A setup.py that reaches the builder through its module (a sorting library's), under both spellings.
+MODULE_ALIAS_SETUP = """import torch
+from setuptools import setup
+from torch.utils import cpp_extension
+import torch.utils.cpp_extension as ce
+exts = [cpp_extension.CppExtension("s.cpu", sources=["s/cpu.cpp"])]
+if cpp_extension.CUDA_HOME is not None:
+    exts.append(cpp_extension.CUDAExtension("s.gpu", sources=["s/gpu_cuda.cu"]))
+exts.append(ce.CUDAExtension("s.more", sources=["s/more.cu"]))
+setup(ext_modules=exts, cmdclass={"build_ext": cpp_extension.BuildExtension})
+"""
+
+
+def test_a_builder_reached_through_its_module_is_torch_musas(tmp_path: Path) -> None:
+    """``from torch.utils import cpp_extension`` then ``cpp_extension.CUDAExtension(...)`` (or an ``import ... as``
+    alias): the CUDA builder's names become torch_musa's, imported beside the script's import, so the renamed .mu
+    sources go to MUSAExtension (torch's CUDAExtension would refuse them: "unknown file type"); CppExtension stays
+    torch's. Before, each use was only a setup-qualified-builder finding."""
+    src = project(tmp_path / "p", {"setup.py": MODULE_ALIAS_SETUP, "s/cpu.cpp": "int cpu();\n",
+                                   "s/gpu_cuda.cu": KERNEL, "s/more.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    setup = (tmp_path / "out" / TREE / "setup.py").read_text()
+    musa = "torch_musa.utils.musa_extension"
+    assert f"from torch.utils import cpp_extension\nimport {musa}\nimport torch.utils.cpp_extension as ce\n" \
+           f"import {musa}\n" in setup
+    assert 'cpp_extension.CppExtension("s.cpu"' in setup and f"if {musa}.MUSA_HOME is not None:" in setup
+    assert f'{musa}.MUSAExtension("s.gpu", sources=["s/gpu_musa.mu"])' in setup
+    assert f'{musa}.MUSAExtension("s.more", sources=["s/more.mu"])' in setup
+    assert f'cmdclass={{"build_ext": {musa}.BuildExtension}}' in setup
+    tree = overlay(src, tmp_path / "out", tmp_path / "built")
+    assert built_sources(tree, tmp_path) == ["s/more.mu"]  # the stand-in records the last MUSAExtension
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert not [f for f in report["findings"] if f["rule"] in ("setup-qualified-builder", "build-source-lost")]
+
+
 FUNCTION_SETUP = """import os
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
