@@ -61,7 +61,7 @@ def port_text(text: str, pack: Pack, modules: dict[str, str] | None = None) -> P
         raise ParseFailure(exc.raw_line, exc.message) from None
     except RecursionError:
         raise ParseFailure(1, "nested too deeply to parse") from None
-    planner = _Planner(pack, modules or {}, _device_params(module, pack))
+    planner = _Planner(pack, modules or {}, _device_params(module, pack), _device_tables(module, pack))
     module.visit(planner)
     if not planner.edits and not planner.flags:
         return Ported(text)
@@ -199,10 +199,12 @@ class _Planner(cst.CSTVisitor):
     """Decides every edit and finding, top down (a parent decides before its children are visited)."""
 
     def __init__(self, pack: Pack, modules: dict[str, str],
-                 device_params: dict[str, dict[str, int]] | None = None) -> None:
+                 device_params: dict[str, dict[str, int]] | None = None,
+                 device_tables: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.pack, self.modules = pack, modules
         self.device_params = device_params or {}
+        self.device_tables = device_tables
         self.edits: dict[int, Edit] = {}
         self.claimed: set[int] = set()
         self.fired: Counter[str] = Counter()
@@ -441,17 +443,25 @@ class _Planner(cst.CSTVisitor):
 
     def _devicish(self, node: cst.CSTNode) -> bool:
         """A name that holds a device: ``device``, ``self.devices``, ``kw["device_type"]``, ``x.device.type``."""
-        if self.device is None:
-            return False
-        word = self.device.get("word", "device")
-        if isinstance(node, cst.Attribute) and node.attr.value == "type":  # x.device.type, dev.type
-            return True
-        last = _last_name(node)
-        return word in last.lower() or last in self.device.get("keywords", ())
+        return self.device is not None and _holds_device(node, self.device)
+
+    def _table_keys(self, table: cst.BaseExpression) -> None:
+        """A dict looked up by a device (``{"cpu": f, "cuda": g}[x.device.type]``): its keys are devices."""
+        if isinstance(table, cst.Dict):
+            for element in table.elements:
+                if isinstance(element, cst.DictElement):
+                    self.device_expr(element.key)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(self._devicish(t.target) for t in node.targets):
             self.device_expr(node.value)
+        if any(isinstance(t.target, cst.Name) and t.target.value in self.device_tables for t in node.targets):
+            self._table_keys(node.value)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        index = _index(node)
+        if index is not None and self._devicish(index):
+            self._table_keys(node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and self._devicish(node.target):
@@ -548,6 +558,46 @@ def _key_template(node: cst.FormattedString) -> tuple[str, str] | None:
             and expr.func.attr.value == "upper":
         expr = expr.func.value
     return (prefix, expr.value) if isinstance(expr, cst.Name) else None
+
+
+def _holds_device(node: cst.CSTNode, rule: PyRule) -> bool:
+    """A name that holds a device: ``device``, ``self.devices``, ``kw["device_type"]``, ``x.device.type``."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":  # x.device.type, dev.type
+        return True
+    last = _last_name(node)
+    return rule.get("word", "device") in last.lower() or last in rule.get("keywords", ())
+
+
+def _index(node: cst.Subscript) -> cst.BaseExpression | None:
+    """The one index of ``table[index]`` (None for a slice or several indices)."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return node.slice[0].slice.value
+    return None
+
+
+def _device_tables(module: cst.Module, pack: Pack) -> frozenset[str]:
+    """Names of this file that are looked up by a device, ``table[x.device.type]`` or ``table.get(device)``:
+    a dict literal bound to one is a table of devices, so its ``"cuda"`` key is the device (a sorting library
+    picks its kernels so: ``{"cpu": isotonic_cpu, "cuda": isotonic_cuda}[s.device.type]``)."""
+    rule = pack.first("device-string")
+    if rule is None:
+        return frozenset()
+    found: set[str] = set()
+
+    class Lookups(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            index = _index(node)
+            if isinstance(node.value, cst.Name) and index is not None and _holds_device(index, rule):
+                found.add(node.value.value)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "get" and isinstance(func.value, cst.Name) \
+                    and node.args and node.args[0].keyword is None and _holds_device(node.args[0].value, rule):
+                found.add(func.value.value)
+
+    module.visit(Lookups())
+    return frozenset(found)
 
 
 def _device_params(module: cst.Module, pack: Pack) -> dict[str, dict[str, int]]:
