@@ -370,11 +370,15 @@ class _Planner(cst.CSTVisitor):
             self.device_expr(positional[0].value)
 
     def _device_params_of(self, node: cst.Call) -> None:
-        """The arguments of a call of a function of this file that binds them to parameters it uses as devices."""
-        params = self.device_params.get(node.func.value) if isinstance(node.func, cst.Name) else None
+        """The arguments of a call of a function of this file that binds them to parameters it uses as devices
+        (``self._test_api("cuda")`` binds a method's, whose first parameter is ``self``)."""
+        func, shift = node.func, 0
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            func, shift = func.attr, 1
+        params = self.device_params.get(func.value) if isinstance(func, cst.Name) else None
         if not params:
             return
-        positions = {i for i in params.values() if i >= 0}
+        positions = {i - shift for i in params.values() if i >= shift}
         positional = [a for a in node.args if a.keyword is None and not a.star]
         for i, arg in enumerate(positional):
             if i in positions:
@@ -455,13 +459,19 @@ class _Planner(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(self._devicish(t.target) for t in node.targets):
             self.device_expr(node.value)
-        if any(isinstance(t.target, cst.Name) and t.target.value in self.device_tables for t in node.targets):
+        if any(_table_name(t.target) in self.device_tables for t in node.targets if _table_name(t.target)):
             self._table_keys(node.value)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         index = _index(node)
         if index is not None and self._devicish(index):
             self._table_keys(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        """What a function named for a device returns is one (a test's ``@property def device(self)``)."""
+        function = next((n for n in reversed(self.stack) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
+        if node.value is not None and isinstance(function, cst.FunctionDef) and self._devicish(function.name):
+            self.device_expr(node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and self._devicish(node.target):
@@ -575,9 +585,14 @@ def _index(node: cst.Subscript) -> cst.BaseExpression | None:
     return None
 
 
+def _table_name(node: cst.BaseExpression) -> str:
+    """The name a table is bound to: ``table``, or a class attribute's ``Op.table``/``self.table``."""
+    return node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
+
+
 def _device_tables(module: cst.Module, pack: Pack) -> frozenset[str]:
-    """Names of this file that are looked up by a device, ``table[x.device.type]`` or ``table.get(device)``:
-    a dict literal bound to one is a table of devices, so its ``"cuda"`` key is the device (a sorting library
+    """Names of this file that are looked up by a device, ``table[x.device.type]`` or ``table.get(device)``
+    (also as an attribute, ``Op.table[device.type]``): a dict literal bound to one is a table of devices, so its ``"cuda"`` key is the device (a sorting library
     picks its kernels so: ``{"cpu": isotonic_cpu, "cuda": isotonic_cuda}[s.device.type]``)."""
     rule = pack.first("device-string")
     if rule is None:
@@ -587,14 +602,14 @@ def _device_tables(module: cst.Module, pack: Pack) -> frozenset[str]:
     class Lookups(cst.CSTVisitor):
         def visit_Subscript(self, node: cst.Subscript) -> None:
             index = _index(node)
-            if isinstance(node.value, cst.Name) and index is not None and _holds_device(index, rule):
-                found.add(node.value.value)
+            if index is not None and _holds_device(index, rule) and (name := _table_name(node.value)):
+                found.add(name)
 
         def visit_Call(self, node: cst.Call) -> None:
             func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "get" and isinstance(func.value, cst.Name) \
+            if isinstance(func, cst.Attribute) and func.attr.value == "get" and (name := _table_name(func.value)) \
                     and node.args and node.args[0].keyword is None and _holds_device(node.args[0].value, rule):
-                found.add(func.value.value)
+                found.add(name)
 
     module.visit(Lookups())
     return frozenset(found)
