@@ -33,6 +33,7 @@ def unmapped(source: str) -> tuple[tuple[str, int], ...]:
         ("static void (*cudaFp)(int);", "cudaFp"),
         ("at::DynamicLibrary& getCUDALibrary() {", "getCUDALibrary"),
         ("#ifdef X\n#else\nat::Tensor& cuda_out(const Tensor& t);\n#endif\n", "cuda_out"),
+        ("#define BLOCKS(Q, CUDA_N_THREADS) ((Q - 1) / CUDA_N_THREADS + 1)\n", "CUDA_N_THREADS"),
     ],
 )
 def test_declarations_are_found(source: str, declared: str) -> None:
