@@ -496,6 +496,33 @@ def test_a_builder_reached_through_its_module_is_torch_musas(tmp_path: Path) -> 
     assert not [f for f in report["findings"] if f["rule"] in ("setup-qualified-builder", "build-source-lost")]
 
 
+JIT_BACKEND = """import glob
+import os
+from torch.utils.cpp_extension import load
+PATH = os.path.dirname(os.path.abspath(__file__))
+_C = load(name="k", sources=glob.glob(os.path.join(PATH, "csrc/*.cu")))
+"""
+
+
+def test_a_jit_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> None:
+    """A package whose Python sits in the cuda/ folder beside its kernels (a NeRF library's
+    pkg/cuda/_backend.py builds pkg/cuda/csrc/*.cu when imported): the kernels move to pkg/musa/csrc/, the
+    Python stays where it is imported from, and the path it builds from its own folder names no source after
+    the port. It is checked as a build file's are: a build-source-lost finding naming the lost kernel, where
+    before the run said nothing. A JIT path the port follows (from the project's root) is no finding."""
+    src = project(tmp_path / "p", {"pkg/__init__.py": "", "pkg/cuda/__init__.py": "from ._backend import _C\n",
+                                   "pkg/cuda/_backend.py": JIT_BACKEND, "pkg/cuda/csrc/k.cu": KERNEL,
+                                   "build.py": JIT_BACKEND.replace('os.path.join(PATH, "csrc/*.cu")',
+                                                                   '"pkg/cuda/csrc/k.cu"')})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    lost = [(f["site"], f["text"]) for f in report["findings"] if f["rule"].startswith("build-source")]
+    assert len(lost) == 1 and lost[0][0] == "pkg/cuda/_backend.py:5", lost
+    assert "pkg/musa/csrc/k.mu" in lost[0][1]
+    assert '"pkg/musa/csrc/k.mu"' in (tmp_path / "out" / TREE / "build.py").read_text()
+
+
 FUNCTION_SETUP = """import os
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
