@@ -425,6 +425,104 @@ def test_a_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> No
     assert found["build-source-unchecked", "setup.py:16"] == "os.environ['SRC']"
 
 
+# A setup.py whose source folder is a name bound to a bare folder name (a points-kernels layout).
+BOUND_FOLDER_SETUP = """import glob
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
+BACKEND = "cuda"
+root = "cuda"
+srcs = glob.glob("{}/src/*.cpp".format(root)) + glob.glob("{}/src/*.cu".format(root))
+cpu_root = "cpu"
+setup(ext_modules=[CUDAExtension("k", srcs, include_dirs=["{}/include".format(root)]),
+                   CppExtension("c", glob.glob("{}/src/*.cpp".format(cpu_root)))],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_a_source_folder_bound_to_a_name_follows_the_port(tmp_path: Path) -> None:
+    """``root = "cuda"`` used as ``"{}/src/*.cu".format(root)``: the literal the name is bound to is a piece of
+    the source path, so the folder is renamed with the files and the ported setup.py builds the same sources
+    (before, both globs named nothing in the port: a build-source-lost finding, the kernels out of the
+    build). A ``"cuda"`` no path uses stays."""
+    src = project(tmp_path / "p", {"setup.py": BOUND_FOLDER_SETUP, "cuda/src/bind.cpp": "int bind();\n",
+                                   "cuda/src/k.cu": '#include "k.h"\n' + KERNEL,
+                                   "cuda/include/k.h": "#include <cuda_runtime.h>\n",
+                                   "cpu/src/c.cpp": "int c();\n"})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    setup = (tmp_path / "out" / TREE / "setup.py").read_text()
+    assert 'root = "musa"' in setup and 'BACKEND = "cuda"' in setup and 'cpu_root = "cpu"' in setup
+    tree = overlay(src, tmp_path / "out", tmp_path / "built")
+    assert sorted(Path(s).as_posix() for s in built_sources(tree, tmp_path)) == ["musa/src/bind.cpp",
+                                                                                 "musa/src/k.mu"]
+    assert (tree / "musa/include/k.h").is_file()
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert not [f for f in report["findings"] if f["rule"].startswith("build-source")]
+
+
+# A setup.py that reaches the builder through its module (a sorting library's), under both spellings.
+MODULE_ALIAS_SETUP = """import torch
+from setuptools import setup
+from torch.utils import cpp_extension
+import torch.utils.cpp_extension as ce
+exts = [cpp_extension.CppExtension("s.cpu", sources=["s/cpu.cpp"])]
+if cpp_extension.CUDA_HOME is not None:
+    exts.append(cpp_extension.CUDAExtension("s.gpu", sources=["s/gpu_cuda.cu"]))
+exts.append(ce.CUDAExtension("s.more", sources=["s/more.cu"]))
+setup(ext_modules=exts, cmdclass={"build_ext": cpp_extension.BuildExtension})
+"""
+
+
+def test_a_builder_reached_through_its_module_is_torch_musas(tmp_path: Path) -> None:
+    """``from torch.utils import cpp_extension`` then ``cpp_extension.CUDAExtension(...)`` (or an ``import ... as``
+    alias): the CUDA builder's names become torch_musa's, imported beside the script's import, so the renamed .mu
+    sources go to MUSAExtension (torch's CUDAExtension would refuse them: "unknown file type"); CppExtension stays
+    torch's. Before, each use was only a setup-qualified-builder finding."""
+    src = project(tmp_path / "p", {"setup.py": MODULE_ALIAS_SETUP, "s/cpu.cpp": "int cpu();\n",
+                                   "s/gpu_cuda.cu": KERNEL, "s/more.cu": KERNEL})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    setup = (tmp_path / "out" / TREE / "setup.py").read_text()
+    musa = "torch_musa.utils.musa_extension"
+    assert f"from torch.utils import cpp_extension\nimport {musa}\nimport torch.utils.cpp_extension as ce\n" \
+           f"import {musa}\n" in setup
+    assert 'cpp_extension.CppExtension("s.cpu"' in setup and f"if {musa}.MUSA_HOME is not None:" in setup
+    assert f'{musa}.MUSAExtension("s.gpu", sources=["s/gpu_musa.mu"])' in setup
+    assert f'{musa}.MUSAExtension("s.more", sources=["s/more.mu"])' in setup
+    assert f'cmdclass={{"build_ext": {musa}.BuildExtension}}' in setup
+    tree = overlay(src, tmp_path / "out", tmp_path / "built")
+    assert built_sources(tree, tmp_path) == ["s/more.mu"]  # the stand-in records the last MUSAExtension
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    assert not [f for f in report["findings"] if f["rule"] in ("setup-qualified-builder", "build-source-lost")]
+
+
+JIT_BACKEND = """import glob
+import os
+from torch.utils.cpp_extension import load
+PATH = os.path.dirname(os.path.abspath(__file__))
+_C = load(name="k", sources=glob.glob(os.path.join(PATH, "csrc/*.cu")))
+"""
+
+
+def test_a_jit_source_path_the_port_cannot_follow_is_a_finding(tmp_path: Path) -> None:
+    """A package whose Python sits in the cuda/ folder beside its kernels (a NeRF library's
+    pkg/cuda/_backend.py builds pkg/cuda/csrc/*.cu when imported): the kernels move to pkg/musa/csrc/, the
+    Python stays where it is imported from, and the path it builds from its own folder names no source after
+    the port. It is checked as a build file's are: a build-source-lost finding naming the lost kernel, where
+    before the run said nothing. A JIT path the port follows (from the project's root) is no finding."""
+    src = project(tmp_path / "p", {"pkg/__init__.py": "", "pkg/cuda/__init__.py": "from ._backend import _C\n",
+                                   "pkg/cuda/_backend.py": JIT_BACKEND, "pkg/cuda/csrc/k.cu": KERNEL,
+                                   "build.py": JIT_BACKEND.replace('os.path.join(PATH, "csrc/*.cu")',
+                                                                   '"pkg/cuda/csrc/k.cu"')})
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "porting_report.json").read_text())
+    lost = [(f["site"], f["text"]) for f in report["findings"] if f["rule"].startswith("build-source")]
+    assert len(lost) == 1 and lost[0][0] == "pkg/cuda/_backend.py:5", lost
+    assert "pkg/musa/csrc/k.mu" in lost[0][1]
+    assert '"pkg/musa/csrc/k.mu"' in (tmp_path / "out" / TREE / "build.py").read_text()
+
+
 FUNCTION_SETUP = """import os
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension

@@ -428,11 +428,19 @@ def test_the_builder_spelled_out_is_torch_musas_imported_beside_torch() -> None:
     assert ported.findings == ()
 
 
-def test_the_builder_spelled_out_without_import_torch_is_reported() -> None:
+def test_the_builder_through_a_module_alias_is_torch_musas() -> None:
     text = "from torch.utils import cpp_extension\nb = cpp_extension.BuildExtension\n"
     ported = port_setup_py(text, "", NO_RENAMES)
+    assert ported.text == ("from torch.utils import cpp_extension\nimport torch_musa.utils.musa_extension\n"
+                           "b = torch_musa.utils.musa_extension.BuildExtension\n")
+    assert ported.findings == ()
+
+
+def test_the_builder_through_a_module_the_port_cannot_name_is_reported() -> None:
+    text = "import importlib\nce = importlib.import_module('torch.utils.cpp_extension')\nb = ce.BuildExtension\n"
+    ported = port_setup_py(text, "", NO_RENAMES)
     assert ported.text == text
-    assert [(f.rule, f.line) for f in ported.findings] == [("setup-qualified-builder", 2)]
+    assert [(f.rule, f.line) for f in ported.findings] == [("setup-qualified-builder", 3)]
 
 
 @pytest.mark.parametrize(("text", "line"), [

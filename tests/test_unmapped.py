@@ -33,6 +33,7 @@ def unmapped(source: str) -> tuple[tuple[str, int], ...]:
         ("static void (*cudaFp)(int);", "cudaFp"),
         ("at::DynamicLibrary& getCUDALibrary() {", "getCUDALibrary"),
         ("#ifdef X\n#else\nat::Tensor& cuda_out(const Tensor& t);\n#endif\n", "cuda_out"),
+        ("#define BLOCKS(Q, CUDA_N_THREADS) ((Q - 1) / CUDA_N_THREADS + 1)\n", "CUDA_N_THREADS"),
     ],
 )
 def test_declarations_are_found(source: str, declared: str) -> None:
@@ -175,3 +176,13 @@ def test_toolkit_headers_without_a_cuda_word_are_reported(header: str) -> None:
 ])
 def test_headers_of_the_tree_or_kept_names_are_not(header: str) -> None:
     assert unmapped(f"#include {header}\nint x;\n") == ()
+
+
+def test_the_deprecated_cuda_type_is_reported() -> None:
+    """at::CUDA(kFloat) / torch::CUDA(t) make CUDA tensors; their word is CUDA alone, which no toolkit
+    spelling matches, so the scan names them itself (rule deprecated-cuda-tensor-type maps them).
+    A CUDA that is no such call (a DeviceType member, a project's own ns::CUDA) is not this name."""
+    found = unmapped("auto a = torch::zeros({n}, torch::CUDA(x.scalar_type()));\n"
+                     "auto b = at::CUDA (at::kFloat).options();\nauto c = at::CPU(at::kFloat);\n"
+                     "auto d = c10::DeviceType::CUDA; auto e = my::at::CUDA(1);\n")
+    assert found == (("torch::CUDA", 1), ("at::CUDA", 2))

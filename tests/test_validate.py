@@ -378,6 +378,39 @@ def test_a_broken_prelude_header_fails_only_the_files_that_include_it(tmp_path: 
     assert bool(list((out / ".musaport/validate").glob("prelude-host-*.pch"))) == precompiled
 
 
+OWN_ATOMICS = """\
+#include <musa_runtime.h>
+template <typename T, unsigned long n> struct AtomicAddIntegerImpl;
+template <typename T> struct AtomicAddIntegerImpl<T, 4> { __device__ void operator()(T* p, T v) { atomicAdd(p, v); } };
+__global__ void add(int* p) { AtomicAddIntegerImpl<int, 4>()(p, 1); }
+"""
+
+
+@needs_clang
+@pytest.mark.compiles
+def test_an_extension_file_is_judged_without_the_prelude_it_never_reads(tmp_path: Path) -> None:
+    """An extension may define at global scope what a prelude header defines (PyG's atomics.cuh and PyTorch's
+    Atomic.cuh both define AtomicAddIntegerImpl); its real build never reads the prelude, so a pass that fails
+    with it is compiled again without it, and only the TU's own errors fail it."""
+    from musaport.validate.compile.compile import PASSES, _build_pch, _check
+    from musaport.resources import shim_include
+    from musaport.validate.clang import toolchain
+
+    clang, includes = toolchain.find(), [f"-I{shim_include()}"]
+    prelude = tmp_path / "prelude.h"
+    prelude.write_text(OWN_ATOMICS.split("__global__")[0])  # the same global template, as Atomic.muh has it
+    pch = tmp_path / "prelude-host.pch"
+    assert _build_pch(clang, [prelude], pch, includes, PASSES["host"])
+    (tmp_path / "add.mu").write_text(OWN_ATOMICS)
+    (tmp_path / "bad.mu").write_text(OWN_ATOMICS + "int broken = undeclared_name;\n")
+    pchs = {"host": pch}
+    as_pytorch = _check(clang, tmp_path / "add.mu", tmp_path, includes, ("host",), pchs)
+    assert not as_pytorch.ok and "redefinition of 'AtomicAddIntegerImpl" in as_pytorch.error
+    assert _check(clang, tmp_path / "add.mu", tmp_path, includes, ("host",), pchs, own_code=True).ok
+    bad = _check(clang, tmp_path / "bad.mu", tmp_path, includes, ("host",), pchs, own_code=True)
+    assert not bad.ok and "undeclared_name" in bad.error and "redefinition" not in bad.error
+
+
 THRUST = """\
 #include <thrust/binary_search.h>
 #include <thrust/device_ptr.h>

@@ -523,3 +523,29 @@ def test_test_deps_bring_what_they_need_that_the_environment_lacks(torch_env, tm
     assert (deps / "vecref/__init__.py").is_file() and (deps / "vecdep/__init__.py").is_file()
     assert not (deps / "filelock").exists() and not (deps / "torch").exists()
     assert logged == [f"musaport: installing the tests' packages into {deps}: vecref==1.0 vecdep==1.0"]
+
+
+def test_a_build_that_probes_for_the_musa_compiler_finds_the_stand_in(tmp_path: Path) -> None:
+    """A setup.py that adds its MUSA extension only when ``call(["mcc"])`` finds the compiler (a sorting
+    library's, ported from its nvcc probe) finds the emulated toolkit's stand-in on the build's PATH, in
+    MUSA_HOME/bin; it answers a version query and compiles nothing itself."""
+    import subprocess
+    import sys
+
+    from musaport.validate.extension.build import Device, environment, stand_in
+
+    loader = tmp_path / "device"
+    device = Device(loader / "libdevice.so", loader, tmp_path / "view", Path(sys.executable), tmp_path / "inc",
+                    "2.6.0")
+    site = stand_in(tmp_path / "state", device)
+    env = environment(OutDir(tmp_path / "out"), site, device, {})
+    probe = ("from subprocess import DEVNULL, call\n"
+             "try:\n    call(['mcc'], stdout=DEVNULL, stderr=DEVNULL)\n    print('found')\n"
+             "except FileNotFoundError:\n    print('missing')\n")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == "found", done.stderr
+    version = subprocess.run(["mcc", "--version"], env=env, capture_output=True, text=True)
+    assert version.returncode == 0 and "stand-in" in version.stdout
+    compile_ = subprocess.run(["mcc", "-c", "k.mu"], env=env, capture_output=True, text=True)
+    assert compile_.returncode == 1 and "compiles nothing" in compile_.stderr
+    assert (site / "bin/mcc").is_file() and env["PATH"].split(os.pathsep)[0] == str(site / "bin")

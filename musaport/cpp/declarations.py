@@ -15,6 +15,8 @@ from musaport.cpp.text import from_heads
 # Declarations, found by the tokens around a name (a regex approximation of C++,
 # good enough to tell a project's own names from the toolkit's).
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+# A function-like macro's parameters are its own names (``#define BLOCKS(Q, CUDA_N_THREADS) ...``).
+_MACRO_PARAMS = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(([\w\s,.]*)\)", re.M)
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
 _TAGS = frozenset({"struct", "class", "union", "enum", "namespace", "typename", "concept"})
 _NOT_A_TYPE = frozenset({
@@ -35,6 +37,8 @@ def declared_names(text: str, code: str, names: set[str] | frozenset[str]) -> se
     if not names:
         return set()
     found = {m.group(1) for m in _DEFINE.finditer(text) if m.group(1) in names and code[m.start(1)] != MASK}
+    found |= {p.strip() for m in _MACRO_PARAMS.finditer(text) if code[m.start(1) - 1] != MASK
+              for p in m.group(1).split(",") if p.strip() in names}
     rest = names - found
     if not rest:
         return found

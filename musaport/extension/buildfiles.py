@@ -315,7 +315,9 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
                              tokenize.ENDMARKER)]
     torch_import = _top_level_import(tree, "torch", edits)
     qualified = [i for i in range(len(tokens)) if _qualified_builder(tokens, i)] if torch_import is not None else []
-    musa_builder = any(s >= 0 for s, _ in covered) or bool(qualified)
+    aliases = _builder_module_aliases(tree)
+    through_alias = [i for i in range(len(tokens)) if _aliased_builder(tokens, i, aliases)]
+    musa_builder = any(s >= 0 for s, _ in covered) or bool(qualified) or bool(through_alias)
     for i, tok in enumerate(tokens):
         start, end = edits.offset(*tok.start), edits.offset(*tok.end)
         if any(s <= start < e for s, e in covered if s >= 0):
@@ -324,6 +326,9 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
         after = tokens[i + 1].string if i + 1 < len(tokens) else ""
         if i in qualified:
             edits.edit(edits.offset(*tokens[i - 6].start), end, f"{MUSA_BUILDER}.{MUSA_NAMES[tok.string]}",
+                       "setup-builder-names")
+        elif i in through_alias:
+            edits.edit(edits.offset(*tokens[i - 2].start), end, f"{MUSA_BUILDER}.{MUSA_NAMES[tok.string]}",
                        "setup-builder-names")
         elif tok.type == tokenize.NAME:
             _setup_name(tok.string, before, after, start, end, edits)
@@ -336,12 +341,37 @@ def port_setup_py(text: str, folder: str, paths: Paths) -> Ported:
         # torch.utils.cpp_extension.BuildExtension spelled out: torch_musa's module is imported beside torch.
         edits.edit(torch_import[1], torch_import[1], _statement_separator(edits, torch_import[0])
                    + f"import {MUSA_BUILDER}", "setup-builder-imports")
+    used = {tokens[i - 2].string for i in through_alias}
+    for node in {id(n): n for a, n in aliases.items() if a in used}.values():
+        # cpp_extension.BuildExtension through a module alias: torch_musa's module is imported beside it.
+        start = _node_offset(edits, node.lineno, node.col_offset)
+        edits.edit(*[_node_offset(edits, node.end_lineno or node.lineno, node.end_col_offset or 0)] * 2,
+                   _statement_separator(edits, start) + f"import {MUSA_BUILDER}", "setup-builder-imports")
     ported = edits.result()
     try:
         ast.parse(python_lines(ported.text))
     except SyntaxError as exc:
         raise SyntaxError(f"the port would not be Python ({exc.msg}, line {exc.lineno})", (None, exc.lineno, 0, ""))
     return ported
+
+
+def _builder_module_aliases(tree: ast.AST) -> dict[str, ast.stmt]:
+    """The names a script binds to torch's builder module, with the import that binds each:
+    ``from torch.utils import cpp_extension [as ce]`` and ``import torch.utils.cpp_extension as ce``."""
+    found: dict[str, ast.stmt] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "torch.utils" and not node.level:
+            found.update((a.asname or a.name, node) for a in node.names if a.name == "cpp_extension")
+        elif isinstance(node, ast.Import):
+            found.update((a.asname, node) for a in node.names if a.name == TORCH_BUILDER and a.asname)
+    return found
+
+
+def _aliased_builder(tokens: list[tokenize.TokenInfo], i: int, aliases: dict[str, ast.stmt]) -> bool:
+    """Whether token ``i`` is the CUDA builder's name spelled through a module alias, ``cpp_extension.NAME``."""
+    return (i >= 2 and tokens[i].type == tokenize.NAME and tokens[i].string in MUSA_NAMES
+            and tokens[i - 1].string == "." and tokens[i - 2].string in aliases
+            and (i < 3 or tokens[i - 3].string != "."))
 
 
 _JIT_BUILDERS = frozenset({"load", "load_inline"})

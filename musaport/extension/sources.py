@@ -70,9 +70,27 @@ def source_paths(tree: ast.AST, env: dict[str, ast.expr] | None = None) -> list[
 
 def source_pieces(tree: ast.AST) -> frozenset[tuple[int, int]]:
     """Where the strings are that are pieces of a source path (``d + '/cuda/' + n + '_cuda.cu'``): their
-    folder names and file names are renamed as the port renames the project's."""
-    return frozenset((n.lineno, n.col_offset) for node, _ in source_paths(tree) for n in ast.walk(node)
-                     if isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str)))
+    folder names and file names are renamed as the port renames the project's. A name the path uses is
+    followed to the value it is bound to (``root = "cuda"`` for ``"{}/src/*.cu".format(root)``): that string
+    is a piece of the path too, or the folder would keep its CUDA name while the files are renamed."""
+    env = assignments(tree)
+    found: set[tuple[int, int]] = set()
+    for node, _ in source_paths(tree, env):
+        for piece in _pieces(node, env, set()):
+            found.add((piece.lineno, piece.col_offset))
+    return frozenset(found)
+
+
+def _pieces(expr: ast.expr, env: dict[str, ast.expr], seen: set[str]) -> list[ast.expr]:
+    """The string literals and f-strings of ``expr`` and of the values of the names it uses (each name once)."""
+    out: list[ast.expr] = []
+    for n in ast.walk(expr):
+        if isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str)):
+            out.append(n)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in env and n.id not in seen:
+            seen.add(n.id)
+            out.extend(_pieces(env[n.id], env, seen))
+    return out
 
 
 def _loops(tree: ast.AST) -> dict[str, ast.expr]:

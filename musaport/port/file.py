@@ -63,6 +63,10 @@ _CUDA_INCLUDE = re.compile(
     r"|cufft|cudnn|cupti|nccl|nvshmem|nvrtc|nvToolsExt|nvtx|nvml|nvjpeg|nv_)[^/>\"]*"
     rf"|(?:{_TOOLKIT_PLAIN_HEADERS}))[>\"]")
 
+# PyTorch's own CUDA names that the scan's spellings miss (their word is CUDA alone): the deprecated type of
+# the CUDA backend, at::CUDA(scalar_type), which makes CUDA tensors wherever it is left.
+_TORCH_CUDA_CALL = re.compile(r"(?<![\w:])(?:at|torch)::CUDA(?=\s*\()")
+
 # Every vocabulary name and every _CUDA_API or _CUDA_SPELLING spelling starts with one of these.
 # CUTLASS and CuTe are found by their namespaces and counted per first member (cutlass::gemm).
 _CANDIDATE = re.compile(r"(?:cu|CU|Cu|__nv|__NV|__CUDA|nccl|NCCL|nv|NV|npp|NPP|Npp|THC|make_cu)\w*")
@@ -231,10 +235,12 @@ def scan_cuda_names(parsed: Parsed, vocabulary: frozenset[str], code: str | None
             found.append((name, m.start()))
         elif _CUDA_SPELLING.fullmatch(name):
             (keep if kept(name) else found).append((name, m.start()))
+    found += [(m.group(0), m.start()) for m in _TORCH_CUDA_CALL.finditer(code)]
     found += [(site.text, site.start) for site in cuda_includes(parsed)]
     if not found and not keep:
         return (), ()
-    own = declared_names(parsed.text, code, {n for n, _ in found if n not in vocabulary and n[0] not in "<\""})
+    own = declared_names(parsed.text, code, {n for n, _ in found
+                                                if n not in vocabulary and n[0] not in "<\"" and "::" not in n})
     return _lines(parsed.text, [f for f in found if f[0] not in own]), _lines(parsed.text, keep)
 
 

@@ -61,7 +61,7 @@ def port_text(text: str, pack: Pack, modules: dict[str, str] | None = None) -> P
         raise ParseFailure(exc.raw_line, exc.message) from None
     except RecursionError:
         raise ParseFailure(1, "nested too deeply to parse") from None
-    planner = _Planner(pack, modules or {}, _device_params(module, pack))
+    planner = _Planner(pack, modules or {}, _device_params(module, pack), _device_tables(module, pack))
     module.visit(planner)
     if not planner.edits and not planner.flags:
         return Ported(text)
@@ -199,10 +199,12 @@ class _Planner(cst.CSTVisitor):
     """Decides every edit and finding, top down (a parent decides before its children are visited)."""
 
     def __init__(self, pack: Pack, modules: dict[str, str],
-                 device_params: dict[str, dict[str, int]] | None = None) -> None:
+                 device_params: dict[str, dict[str, int]] | None = None,
+                 device_tables: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.pack, self.modules = pack, modules
         self.device_params = device_params or {}
+        self.device_tables = device_tables
         self.edits: dict[int, Edit] = {}
         self.claimed: set[int] = set()
         self.fired: Counter[str] = Counter()
@@ -368,11 +370,15 @@ class _Planner(cst.CSTVisitor):
             self.device_expr(positional[0].value)
 
     def _device_params_of(self, node: cst.Call) -> None:
-        """The arguments of a call of a function of this file that binds them to parameters it uses as devices."""
-        params = self.device_params.get(node.func.value) if isinstance(node.func, cst.Name) else None
+        """The arguments of a call of a function of this file that binds them to parameters it uses as devices
+        (``self._test_api("cuda")`` binds a method's, whose first parameter is ``self``)."""
+        func, shift = node.func, 0
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            func, shift = func.attr, 1
+        params = self.device_params.get(func.value) if isinstance(func, cst.Name) else None
         if not params:
             return
-        positions = {i for i in params.values() if i >= 0}
+        positions = {i - shift for i in params.values() if i >= shift}
         positional = [a for a in node.args if a.keyword is None and not a.star]
         for i, arg in enumerate(positional):
             if i in positions:
@@ -441,16 +447,30 @@ class _Planner(cst.CSTVisitor):
 
     def _devicish(self, node: cst.CSTNode) -> bool:
         """A name that holds a device: ``device``, ``self.devices``, ``kw["device_type"]``, ``x.device.type``."""
-        if self.device is None:
-            return False
-        word = self.device.get("word", "device")
-        if isinstance(node, cst.Attribute) and node.attr.value == "type":  # x.device.type, dev.type
-            return True
-        last = _last_name(node)
-        return word in last.lower() or last in self.device.get("keywords", ())
+        return self.device is not None and _holds_device(node, self.device)
+
+    def _table_keys(self, table: cst.BaseExpression) -> None:
+        """A dict looked up by a device (``{"cpu": f, "cuda": g}[x.device.type]``): its keys are devices."""
+        if isinstance(table, cst.Dict):
+            for element in table.elements:
+                if isinstance(element, cst.DictElement):
+                    self.device_expr(element.key)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(self._devicish(t.target) for t in node.targets):
+            self.device_expr(node.value)
+        if any(_table_name(t.target) in self.device_tables for t in node.targets if _table_name(t.target)):
+            self._table_keys(node.value)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        index = _index(node)
+        if index is not None and self._devicish(index):
+            self._table_keys(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        """What a function named for a device returns is one (a test's ``@property def device(self)``)."""
+        function = next((n for n in reversed(self.stack) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
+        if node.value is not None and isinstance(function, cst.FunctionDef) and self._devicish(function.name):
             self.device_expr(node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -548,6 +568,51 @@ def _key_template(node: cst.FormattedString) -> tuple[str, str] | None:
             and expr.func.attr.value == "upper":
         expr = expr.func.value
     return (prefix, expr.value) if isinstance(expr, cst.Name) else None
+
+
+def _holds_device(node: cst.CSTNode, rule: PyRule) -> bool:
+    """A name that holds a device: ``device``, ``self.devices``, ``kw["device_type"]``, ``x.device.type``."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":  # x.device.type, dev.type
+        return True
+    last = _last_name(node)
+    return rule.get("word", "device") in last.lower() or last in rule.get("keywords", ())
+
+
+def _index(node: cst.Subscript) -> cst.BaseExpression | None:
+    """The one index of ``table[index]`` (None for a slice or several indices)."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return node.slice[0].slice.value
+    return None
+
+
+def _table_name(node: cst.BaseExpression) -> str:
+    """The name a table is bound to: ``table``, or a class attribute's ``Op.table``/``self.table``."""
+    return node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
+
+
+def _device_tables(module: cst.Module, pack: Pack) -> frozenset[str]:
+    """Names of this file that are looked up by a device, ``table[x.device.type]`` or ``table.get(device)``
+    (also as an attribute, ``Op.table[device.type]``): a dict literal bound to one is a table of devices, so its ``"cuda"`` key is the device (a sorting library
+    picks its kernels so: ``{"cpu": isotonic_cpu, "cuda": isotonic_cuda}[s.device.type]``)."""
+    rule = pack.first("device-string")
+    if rule is None:
+        return frozenset()
+    found: set[str] = set()
+
+    class Lookups(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            index = _index(node)
+            if index is not None and _holds_device(index, rule) and (name := _table_name(node.value)):
+                found.add(name)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "get" and (name := _table_name(func.value)) \
+                    and node.args and node.args[0].keyword is None and _holds_device(node.args[0].value, rule):
+                found.add(name)
+
+    module.visit(Lookups())
+    return frozenset(found)
 
 
 def _device_params(module: cst.Module, pack: Pack) -> dict[str, dict[str, int]]:

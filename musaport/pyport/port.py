@@ -48,28 +48,33 @@ class PythonPort:
     pack: Pack
     modules: tuple[tuple[str, str], ...] = ()
     renames: tuple[tuple[str, str], ...] = ()  # the run's file renames, which a JIT build's source paths follow
+    files: tuple[str, ...] = ()  # the project's files, against which a JIT build's source paths are checked
 
     def digest(self) -> str:
-        """For the cache key: a changed pack, module rename or file rename re-ports every Python file."""
-        return hashlib.sha256(json.dumps([self.pack.digest, list(self.modules), list(self.renames)])
-                              .encode()).hexdigest()
+        """For the cache key: a changed pack, module rename, file rename or file list re-ports every Python
+        file."""
+        return hashlib.sha256(json.dumps([self.pack.digest, list(self.modules), list(self.renames),
+                                          list(self.files)]).encode()).hexdigest()
 
     def __call__(self, task: Task, data: bytes, cpp: "CppPorter | None" = None) -> FileResult | None:
         """The run's porter hook: this port's result for a ``.py`` task (None: not a Python file); ``cpp``
         ports C++ text with the run's packs (``load_inline``'s source strings)."""
         if not task.src.endswith(PY_SUFFIX):
             return None
-        return port_python(data, task.src, task.out, self.pack, dict(self.modules), dict(self.renames), cpp)
+        return port_python(data, task.src, task.out, self.pack, dict(self.modules), dict(self.renames), cpp,
+                           frozenset(self.files))
 
 
 def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, str] | None = None,
-                renames: dict[str, str] | None = None, cpp: "CppPorter | None" = None) -> FileResult:
+                renames: dict[str, str] | None = None, cpp: "CppPorter | None" = None,
+                files: frozenset[str] = frozenset()) -> FileResult:
     """One Python file ported: PORTED with a provenance line, UNCHANGED, or COPIED (already a port);
     never FAILED for its content (a file LibCST cannot parse is copied unchanged, with a warning).
 
     A module that builds its extension when it runs (``torch.utils.cpp_extension.load``) first has its
     source paths follow the port's file ``renames``, as setup.py's do (``extension.buildfiles.port_jit_paths``),
-    and the C++ of its ``load_inline`` source strings is ported by ``cpp`` (``extension.inline``).
+    and the C++ of its ``load_inline`` source strings is ported by ``cpp`` (``extension.inline``); each of
+    those paths that named project ``files`` and names other files after the port is a finding.
     """
     digest = sha256(data)
     try:
@@ -84,7 +89,7 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
                           warnings=(f"line 1: its encoding cannot be read ({exc}); copied unchanged (not ported)",))
     if _provenance_line(text):
         return FileResult(src, out, FileStatus.COPIED, digest, digest, data=data)
-    jit = _jit_paths(text, src, renames or {}, cpp) if len(data) <= MAX_PYTHON_BYTES else None
+    jit = _jit_paths(text, src, renames or {}, cpp, files) if len(data) <= MAX_PYTHON_BYTES else None
     if jit is not None:
         original, text = text, jit.text
     if not _may_use_cuda(text, modules or {}) and jit is None:
@@ -123,13 +128,19 @@ def port_python(data: bytes, src: str, out: str, pack: Pack, modules: dict[str, 
                       data=new)
 
 
-def _jit_paths(text: str, src: str, renames: dict[str, str], cpp: "CppPorter | None" = None):
-    """``text`` with a JIT build's source paths following the port (None: the module builds nothing)."""
+def _jit_paths(text: str, src: str, renames: dict[str, str], cpp: "CppPorter | None" = None,
+               files: frozenset[str] = frozenset()):
+    """``text`` with a JIT build's source paths following the port (None: the module builds nothing), and a
+    ``build-source-lost`` finding for each that named project ``files`` and names others after it."""
     if "cpp_extension" not in text:
         return None
-    from musaport.extension.buildfiles import Paths, port_jit_paths
+    from musaport.extension.buildfiles import Paths, port_jit_paths, source_findings
 
-    return port_jit_paths(text, src.rpartition("/")[0], Paths.of(renames, frozenset()), cpp)
+    paths = Paths.of(renames, files)
+    ported = port_jit_paths(text, src.rpartition("/")[0], paths, cpp)
+    if ported is None or not files:
+        return ported
+    return replace(ported, findings=ported.findings + source_findings(src, text, ported.text, paths))
 
 
 def _python_problem(text: str, src: str) -> str:
@@ -243,10 +254,10 @@ def project_renames(source: Path, build_files: tuple[str, ...], ported: dict[str
     return tuple(sorted(found.items()))
 
 
-def python_port(modules: tuple[tuple[str, str], ...] = (),
-                renames: tuple[tuple[str, str], ...] = ()) -> PythonPort:
-    """The port of a run: the bundled pack, the project's module renames and its file renames."""
-    return PythonPort(load(), modules, renames)
+def python_port(modules: tuple[tuple[str, str], ...] = (), renames: tuple[tuple[str, str], ...] = (),
+                files: tuple[str, ...] = ()) -> PythonPort:
+    """The port of a run: the bundled pack, the project's module renames, its file renames and its files."""
+    return PythonPort(load(), modules, renames, files)
 
 
 def of_discovery(source: Path, discovery: "Discovery") -> tuple[PythonPort, tuple[Found, ...]]:
@@ -267,5 +278,6 @@ def of_discovery(source: Path, discovery: "Discovery") -> tuple[PythonPort, tupl
                 ported[rel] = port_build_file(source, rel, rename_dirs(rel), paths).data or b""
             except Exception:  # noqa: BLE001 - the generation step ports it again and reports the failure
                 continue
-    port = python_port(project_renames(source, discovery.build_files, ported), tuple(sorted(paths.files.items())))
+    port = python_port(project_renames(source, discovery.build_files, ported), tuple(sorted(paths.files.items())),
+                       tuple(sorted(discovery.files)))
     return port, python_files(discovery.files, discovery.build_files)

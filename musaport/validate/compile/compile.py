@@ -146,7 +146,9 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
                         "mode), as a MUSA build reads the PyTorch port's c10 headers first; give --torch the "
                         "--out of 'musaport run --pytorch-src' of that release (or 'validate --extension'), or "
                         "select host files ('*.cpp')")
-    env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ()))
+    own = torch_headers is not None or torch is not None  # an extension's TUs: see _check
+    env = _environment_digest(out, clang, includes, passes + (("pch", *PRELUDE, *_PCH_FLAGS) if pch else ())
+                              + (("retried without the prelude",) if own else ()))
     if torch is not None:  # the PyTorch port an extension compiles against is part of its environment
         extra_env += _environment_digest(OutDir(torch), clang, [], ())
     if extra_env:
@@ -156,7 +158,7 @@ def validate_compile(out: OutDir, patterns: tuple[str, ...], jobs: int,
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         pchs = prelude_pchs(pool, out, clang, includes, passes, env, progress, state) if pch and todo else {}
         with progress.steps(f"checking {len(todo)} translation units ({clang.version})", len(todo)) as counter:
-            futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs): f for f in todo}
+            futures = {pool.submit(_check, clang, f, tree, includes, passes, pchs, own): f for f in todo}
             for future in as_completed(futures):
                 cache[_key(futures[future])] = asdict(future.result())
                 counter.advance()
@@ -338,15 +340,26 @@ def compile_command(clang: Toolchain, args: list[str]) -> list[str]:
 
 
 def _check(clang: Toolchain, path: Path, tree: Path, includes: list[str], passes: tuple[str, ...],
-           pchs: dict[str, Path] | None = None) -> Outcome:
+           pchs: dict[str, Path] | None = None, own_code: bool = False) -> Outcome:
+    """Both passes of one TU. ``own_code``: the TU is an extension's, whose own declarations may be the ones
+    a prelude header makes too (PyG's ``atomics.cuh`` defines ``AtomicAddIntegerImpl``, as PyTorch's
+    ``Atomic.cuh`` does, at global scope). A real build never reads the prelude, so a pass that fails with it
+    is compiled again without it: its verdict and its first error are the TU's own."""
     rel = path.relative_to(tree).as_posix()
     for name in passes:
         pch = (pchs or {}).get(name)
-        flags = [*_without_prelude_include(BASE_FLAGS), "-include-pch", str(pch)] if pch else BASE_FLAGS
-        done = children.run(compile_command(clang, [*flags, *PASSES[name], *includes, str(path)]), cwd=tree)
+        done = _compile_pass(clang, path, tree, includes, name, pch)
+        if done.returncode != 0 and pch is not None and own_code:
+            done = _compile_pass(clang, path, tree, includes, name, None)
         if done.returncode != 0:
             return Outcome(rel, False, name, first_error(done.stderr, tree))
     return Outcome(rel, True)
+
+
+def _compile_pass(clang: Toolchain, path: Path, tree: Path, includes: list[str], name: str, pch: Path | None):
+    """One clang pass over ``path``, from the precompiled prelude ``pch`` when there is one."""
+    flags = [*_without_prelude_include(BASE_FLAGS), "-include-pch", str(pch)] if pch else BASE_FLAGS
+    return children.run(compile_command(clang, [*flags, *PASSES[name], *includes, str(path)]), cwd=tree)
 
 
 def first_error(stderr: str, tree: Path) -> str:

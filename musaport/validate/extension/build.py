@@ -194,7 +194,25 @@ def stand_in(state: Path, device: Device) -> Path:
     wrapper = site / "bin/c++"
     write_atomic(wrapper, (f"#!/bin/sh\nexec {ccache + ' ' if ccache else ''}g++ \"$@\"\n").encode())
     wrapper.chmod(0o755)
+    mcc = site / MCC
+    write_atomic(mcc, MCC_STAND_IN.encode())
+    mcc.chmod(0o755)
     return site
+
+
+# MUSA_HOME/bin/mcc, first on the build's PATH: a build script may probe for the toolkit's compiler before it
+# adds its MUSA extension (a sorting library's setup.py runs ``call(["nvcc"])``, ported to ``mcc``, and drops
+# its kernels on FileNotFoundError). The emulated toolkit has no compiler of its own: MUSAExtension compiles
+# .mu sources for the CPU, so the stand-in answers a version query and refuses to compile anything itself.
+MCC = "bin/mcc"
+MCC_STAND_IN = """#!/bin/sh
+# musaport: stand-in for the MUSA compiler of the emulated toolkit (validate --extension)
+case "$1" in
+  --version|-V|-v) echo "mcc: musaport stand-in of the emulated MUSA toolkit; torch_musa.utils.musa_extension compiles .mu sources for the CPU"; exit 0 ;;
+esac
+echo "mcc: musaport stand-in: it compiles nothing itself; build .mu sources with torch_musa.utils.musa_extension" >&2
+exit 1
+"""
 
 
 def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log) -> str:
@@ -284,6 +302,7 @@ def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) 
     env = dict(os.environ)
     deps = site.parent / EXTENSION_DEPS
     path = [str(site), str(device.loader_dir)] + ([str(deps)] if (deps / EXTENSION_DEPS_RECORD).is_file() else [])
+    env["PATH"] = os.pathsep.join([str((site / MCC).parent), env.get("PATH", os.defpath)])
     env.update(PYTHONPATH=os.pathsep.join(path), CC=cxx, CXX=cxx,
                LDSHARED=f"{cxx} -pthread -shared", MUSAPORT_DEVICE_LIBRARY=str(device.library),
                MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1",
