@@ -385,17 +385,29 @@ def test_tests_import_another_ported_extension_built_against_the_same_device(pt_
                      "--tests", "test_uses_vecops.py")
     assert alone.returncode == 1
     assert "No module named 'vecops'" in (ext / "validate_extension_report.json").read_text()
+    # The package index's vecops (a CUDA build, as torchvision's wheel is for detectron2's tests), asked for by
+    # --test-deps too: the tests must import the port, never it.
+    index = tmp_path / "index-vecops"
+    (index / "vecops").mkdir(parents=True)
+    (index / "vecops/__init__.py").write_text("raise ImportError('the package index vecops, not its port')\n")
+    (index / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "vecops"\nversion = "0.0.1"\n[tool.setuptools]\npackages = ["vecops"]\n')
     before = tree_digest(vec)
     done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
-                    "--tests", "test_uses_vecops.py", "--with-extension", str(vec))
+                    "--tests", "test_uses_vecops.py", "--with-extension", str(vec), "--test-deps", str(index))
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((ext / "validate_extension_report.json").read_text())
     assert (report["tests"]["passed"], report["tests"]["failed"], report["tests"]["errors"]) == (1, 0, 0)
+    assert (ext / ".musaport/extension/deps/vecops/__init__.py").is_file()  # installed, and not imported
     (mate,) = report["tests"]["with_extensions"]
     assert mate["out"] == str(vec) and mate["modules"] == ["vecops._C"] and mate["project"] == str(VECOPS)
-    assert report["command"].endswith("--with-extension vec")
+    assert mate["replaces"] == ["vecops"]
+    assert "--with-extension vec" in report["command"]
     assert f"NOTE the tests import the port of {VECOPS} too (vecops._C, from {vec})" in done.stdout
-    assert f"- `{VECOPS}` (`{vec}`): `vecops._C`" in (ext / "validate_extension_report.md").read_text()
+    assert f"NOTE --test-deps installed vecops too; the tests import the port's, from {vec}" in done.stdout
+    assert f"- `{VECOPS}` (`{vec}`): `vecops._C` (in the place of `vecops`, which `--test-deps` installed too)" \
+        in (ext / "validate_extension_report.md").read_text()
     assert tree_digest(vec) == before  # the other port is only read
 
 
@@ -469,3 +481,23 @@ def test_test_deps_bring_what_they_need_that_the_environment_lacks(torch_env, tm
     assert (deps / "vecref/__init__.py").is_file() and (deps / "vecdep/__init__.py").is_file()
     assert not (deps / "filelock").exists() and not (deps / "torch").exists()
     assert logged == [f"musaport: installing the tests' packages into {deps}: vecref==1.0 vecdep==1.0"]
+
+
+def test_other_ported_extensions_come_before_the_tests_packages(tmp_path: Path) -> None:
+    """The order of the tests' path: the stand-in and loader, the project, each --with-extension, and only
+    then what --test-deps installed (which may hold the package index's build of a companion's package)."""
+    from musaport.validate.extension.companions import Companion, replaced
+    from musaport.validate.extension.tests import tests_path
+
+    site, loader, deps = tmp_path / "site", tmp_path / "loader", tmp_path / "deps"
+    root, mate = tmp_path / "project", tmp_path / "vec/src"
+    path = tests_path(os.pathsep.join(map(str, (site, loader, deps))), root, [mate], deps).split(os.pathsep)
+    assert path == [str(site), str(loader), str(root), str(mate), str(deps)]
+    assert tests_path(os.pathsep.join(map(str, (site, loader))), root, [], deps).split(os.pathsep) == \
+        [str(site), str(loader), str(root)]
+    companion = Companion(str(tmp_path / "vec"), "vecops", str(mate), ("vecops._C", "vecops_extra"))
+    (deps / "vecops").mkdir(parents=True)
+    (deps / "other").mkdir()
+    assert replaced(companion, deps) == ["vecops"]
+    (deps / "vecops_extra.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    assert replaced(companion, deps) == ["vecops", "vecops_extra"]
