@@ -318,7 +318,8 @@ class _Planner(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = dotted(node.func)
-        if name in self.calls:
+        if name in self.calls and not (self.calls[name][0].get("bare") and node.args
+                                       and name == self.calls[name][0].get("from")):
             self._call_rule(node, *self.calls[name])
         elif isinstance(node.func, cst.Attribute) and id(node.func) not in self.claimed:
             for rule in self.pack.of_kind("method"):
