@@ -450,28 +450,33 @@ def test_one_command_says_what_is_wrong_before_it_writes(tmp_path: Path) -> None
     assert done.returncode == 2 and "--src go with --extension" in done.stderr and not ext.exists()
 
 
+def _wheel(folder: Path, name: str, version: str, needs: list[str] | None = None) -> None:
+    """A pure-Python wheel of an empty package ``name`` that requires ``needs``."""
+    import zipfile
+
+    info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {n}\n" for n in needs or ())
+    files = {f"{name}/__init__.py": "", f"{info}/METADATA": metadata,
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as whl:
+        for path, text in files.items():
+            whl.writestr(path, text)
+        whl.writestr(f"{info}/RECORD", "".join(f"{path},,\n" for path in files) + f"{info}/RECORD,,\n")
+
+
 @pytest.mark.torch
 def test_test_deps_bring_what_they_need_that_the_environment_lacks(torch_env, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """mamba's tests import transformers, which needs tokenizers, safetensors and a dozen more: --test-deps
     installs that closure, as pip resolves it against the torch environment, and nothing the environment
     has (filelock, which torch needs). Offline: the packages are local wheels."""
-    import zipfile
-
     from musaport.validate.extension.build import Device, install_deps
 
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     for name, needs in (("vecdep", []), ("vecref", ["vecdep", "filelock"])):
-        info = f"{name}-1.0.dist-info"
-        metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n" + "".join(f"Requires-Dist: {n}\n"
-                                                                                 for n in needs)
-        files = {f"{name}/__init__.py": "", f"{info}/METADATA": metadata,
-                 f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-        with zipfile.ZipFile(wheels / f"{name}-1.0-py3-none-any.whl", "w") as whl:
-            for path, text in files.items():
-                whl.writestr(path, text)
-            whl.writestr(f"{info}/RECORD", "".join(f"{path},,\n" for path in files) + f"{info}/RECORD,,\n")
+        _wheel(wheels, name, "1.0", needs)
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     device = Device(tmp_path, tmp_path, tmp_path, torch_env.python, tmp_path, "2.6.0")
@@ -481,6 +486,14 @@ def test_test_deps_bring_what_they_need_that_the_environment_lacks(torch_env, tm
     assert (deps / "vecref/__init__.py").is_file() and (deps / "vecdep/__init__.py").is_file()
     assert not (deps / "filelock").exists() and not (deps / "torch").exists()
     assert logged == [f"musaport: installing the tests' packages into {deps}: vecref==1.0 vecdep==1.0"]
+    # A distribution the environment has, named by --test-deps itself in another version (setuptools==80.9.0
+    # for the pkg_resources that setuptools 81 dropped): installed for the tests, before the environment's.
+    _wheel(wheels, "filelock", "0.0.1")
+    logged.clear()
+    assert install_deps(tmp_path / "state", device, ("vecref", "filelock==0.0.1"), logged.append) == ""
+    assert (deps / "filelock/__init__.py").is_file() and (deps / "vecref/__init__.py").is_file()
+    assert logged == [f"musaport: installing the tests' packages into {deps}: filelock==0.0.1 vecref==1.0 "
+                      "vecdep==1.0"]
 
 
 def test_other_ported_extensions_come_before_the_tests_packages(tmp_path: Path) -> None:
