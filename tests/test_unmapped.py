@@ -100,6 +100,8 @@ def test_lines_count_the_newlines_of_comments() -> None:
         ("<THC/THC.h>", "THC (PyTorch before 1.11)"),
         ('"THC/THCGeneral.h"', "THC (PyTorch before 1.11)"),
         ("THCPStream", "CUDA toolkit"),
+        ("cudaVideoCodec_H264", "NVDEC/NVCUVID"),
+        ("cudaVideoSurfaceFormat_NV12", "NVDEC/NVCUVID"),
     ],
 )
 def test_family(name: str, expected: str) -> None:

@@ -79,7 +79,8 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("NVRTC", r"(?:nvrtc|NVRTC)\w*"),
         ("NVTX", r"(?:nvtx|NVTX)\w*"),
         ("nvJPEG", r"(?:nvjpeg|NVJPEG)\w*"),
-        ("NVDEC/NVCUVID", r"(?:cuvid|CUVID|CUvideo)\w*"),
+        # NVDEC's cuviddec.h spells its codecs, surfaces and chroma formats cudaVideo* (cudaVideoCodec_H264).
+        ("NVDEC/NVCUVID", r"(?:cuvid|CUVID|CUvideo|cudaVideo)\w*"),
         ("NPP", r"(?:npp|NPP|Npp)\w*"),
         ("NVML", r"(?:nvml|NVML)\w*"),
         ("cuFile", r"(?:cuFile|CUfile|CU_FILE_)\w*"),
