@@ -87,6 +87,21 @@ def test_import_rewrite_is_python(text: str) -> None:
     assert "CUDAExtension" not in new and "CUDA_HOME" not in new
 
 
+def test_compiler_key_follows_in_a_membership_test() -> None:
+    """A script that asks whether its flags have an nvcc key before it edits them (a debug build's ``-O0 -g``)
+    asks of the key the port wrote: left ``"nvcc" in args``, the test is always false on MUSA and the edit of
+    ``args["mcc"]`` below it is silently skipped."""
+    text = ("from torch.utils.cpp_extension import CUDAExtension\n"
+            "args = {'cxx': [], 'nvcc': []}\n"
+            "if 'nvcc' in args:\n    args['nvcc'].append('-g')\n"
+            "if \"nvcc\" not in args:\n    args[\"nvcc\"] = []\n"
+            "print('nvcc')\n")
+    new = port_setup_py(text, "", NO_RENAMES).text
+    assert "if 'mcc' in args:\n    args['mcc'].append('-g')" in new
+    assert 'if "mcc" not in args:\n    args["mcc"] = []' in new
+    assert "args = {'cxx': [], 'mcc': []}" in new and "print('nvcc')" in new
+
+
 def test_source_with_a_byte_order_mark_keeps_it_first(tmp_path: Path) -> None:
     src = project(tmp_path / "p", {"csrc/k.cu": "\ufeff" + KERNEL + "void f() { cudaDeviceSynchronize(); }\n"})
     done = port(src, tmp_path / "out")

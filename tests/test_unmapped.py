@@ -6,7 +6,7 @@ import pytest
 
 from musaport.cpp.parser import CODE, masked, parse
 from musaport.cpp.declarations import declared_names
-from musaport.port.file import FileResult, family, find_unmapped
+from musaport.port.file import FileResult, family, find_unmapped, scan_cuda_names
 from musaport.port.report import Report
 from musaport.resources import parse_vocabulary, vocabulary_file
 
@@ -101,6 +101,8 @@ def test_lines_count_the_newlines_of_comments() -> None:
         ("<THC/THC.h>", "THC (PyTorch before 1.11)"),
         ('"THC/THCGeneral.h"', "THC (PyTorch before 1.11)"),
         ("THCPStream", "CUDA toolkit"),
+        ("cudaVideoCodec_H264", "NVDEC/NVCUVID"),
+        ("cudaVideoSurfaceFormat_NV12", "NVDEC/NVCUVID"),
     ],
 )
 def test_family(name: str, expected: str) -> None:
@@ -142,6 +144,22 @@ def test_report_groups_unmapped_names_by_family() -> None:
     ]
     md = report.render_markdown()
     assert "| NCCL | 2 | 3 | 2 |" in md and "| `ncclSend` | NCCL | 2 |" in md
+
+
+def test_a_name_the_project_declares_in_another_file_is_its_own() -> None:
+    """A struct member declared in a header (``nv_state``) and used in a ``.cpp``: the project's, in both;
+    a toolkit name stays reported wherever it is."""
+    header = parse(b"struct Codec {\n  int nv_state;\n  int nv_params;\n};\n")
+    source = parse(b"#include \"codec.h\"\nvoid f(Codec& c) {\n  g(c.nv_state, nv_params_of(c));\n"
+                   b"  cudaDeviceSynchronize();\n}\n")
+    report = Report("src")
+    for src, parsed in (("codec.h", header), ("codec.cpp", source)):
+        unmapped, kept, declared = scan_cuda_names(parsed, VOCAB)
+        report.add(FileResult(src, src, "ported", "h", unmapped=unmapped, kept=kept, declared=declared))
+    assert report.results[0].declared == ("nv_params", "nv_state") and not report.results[0].unmapped
+    assert {n for n, _ in report.results[1].unmapped} == {"nv_state", "nv_params_of", "cudaDeviceSynchronize"}
+    assert [u["name"] for u in report.unmapped()] == ["cudaDeviceSynchronize", "nv_params_of"]
+    assert report.to_json()["files"]["codec.cpp"]["unmapped"] == 2
 
 
 @pytest.mark.parametrize(

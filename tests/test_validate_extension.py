@@ -439,17 +439,29 @@ def test_tests_import_another_ported_extension_built_against_the_same_device(pt_
                      "--tests", "test_uses_vecops.py")
     assert alone.returncode == 1
     assert "No module named 'vecops'" in (ext / "validate_extension_report.json").read_text()
+    # The package index's vecops (a CUDA build, as torchvision's wheel is for detectron2's tests), asked for by
+    # --test-deps too: the tests must import the port, never it.
+    index = tmp_path / "index-vecops"
+    (index / "vecops").mkdir(parents=True)
+    (index / "vecops/__init__.py").write_text("raise ImportError('the package index vecops, not its port')\n")
+    (index / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "vecops"\nversion = "0.0.1"\n[tool.setuptools]\npackages = ["vecops"]\n')
     before = tree_digest(vec)
     done = musaport("validate", "--extension", "--out", str(ext), "--torch", str(pt_out), "-j", "2",
-                    "--tests", "test_uses_vecops.py", "--with-extension", str(vec))
+                    "--tests", "test_uses_vecops.py", "--with-extension", str(vec), "--test-deps", str(index))
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((ext / "validate_extension_report.json").read_text())
     assert (report["tests"]["passed"], report["tests"]["failed"], report["tests"]["errors"]) == (1, 0, 0)
+    assert (ext / ".musaport/extension/deps/vecops/__init__.py").is_file()  # installed, and not imported
     (mate,) = report["tests"]["with_extensions"]
     assert mate["out"] == str(vec) and mate["modules"] == ["vecops._C"] and mate["project"] == str(VECOPS)
-    assert report["command"].endswith("--with-extension vec")
+    assert mate["replaces"] == ["vecops"]
+    assert "--with-extension vec" in report["command"]
     assert f"NOTE the tests import the port of {VECOPS} too (vecops._C, from {vec})" in done.stdout
-    assert f"- `{VECOPS}` (`{vec}`): `vecops._C`" in (ext / "validate_extension_report.md").read_text()
+    assert f"NOTE --test-deps installed vecops too; the tests import the port's, from {vec}" in done.stdout
+    assert f"- `{VECOPS}` (`{vec}`): `vecops._C` (in the place of `vecops`, which `--test-deps` installed too)" \
+        in (ext / "validate_extension_report.md").read_text()
     assert tree_digest(vec) == before  # the other port is only read
 
 
@@ -492,28 +504,33 @@ def test_one_command_says_what_is_wrong_before_it_writes(tmp_path: Path) -> None
     assert done.returncode == 2 and "--src go with --extension" in done.stderr and not ext.exists()
 
 
+def _wheel(folder: Path, name: str, version: str, needs: list[str] | None = None) -> None:
+    """A pure-Python wheel of an empty package ``name`` that requires ``needs``."""
+    import zipfile
+
+    info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {n}\n" for n in needs or ())
+    files = {f"{name}/__init__.py": "", f"{info}/METADATA": metadata,
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as whl:
+        for path, text in files.items():
+            whl.writestr(path, text)
+        whl.writestr(f"{info}/RECORD", "".join(f"{path},,\n" for path in files) + f"{info}/RECORD,,\n")
+
+
 @pytest.mark.torch
 def test_test_deps_bring_what_they_need_that_the_environment_lacks(torch_env, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """mamba's tests import transformers, which needs tokenizers, safetensors and a dozen more: --test-deps
     installs that closure, as pip resolves it against the torch environment, and nothing the environment
     has (filelock, which torch needs). Offline: the packages are local wheels."""
-    import zipfile
-
     from musaport.validate.extension.build import Device, install_deps
 
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     for name, needs in (("vecdep", []), ("vecref", ["vecdep", "filelock"])):
-        info = f"{name}-1.0.dist-info"
-        metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n" + "".join(f"Requires-Dist: {n}\n"
-                                                                                 for n in needs)
-        files = {f"{name}/__init__.py": "", f"{info}/METADATA": metadata,
-                 f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-        with zipfile.ZipFile(wheels / f"{name}-1.0-py3-none-any.whl", "w") as whl:
-            for path, text in files.items():
-                whl.writestr(path, text)
-            whl.writestr(f"{info}/RECORD", "".join(f"{path},,\n" for path in files) + f"{info}/RECORD,,\n")
+        _wheel(wheels, name, "1.0", needs)
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     device = Device(tmp_path, tmp_path, tmp_path, torch_env.python, tmp_path, "2.6.0")
@@ -523,6 +540,15 @@ def test_test_deps_bring_what_they_need_that_the_environment_lacks(torch_env, tm
     assert (deps / "vecref/__init__.py").is_file() and (deps / "vecdep/__init__.py").is_file()
     assert not (deps / "filelock").exists() and not (deps / "torch").exists()
     assert logged == [f"musaport: installing the tests' packages into {deps}: vecref==1.0 vecdep==1.0"]
+    # A distribution the environment has, named by --test-deps itself in another version (setuptools==80.9.0
+    # for the pkg_resources that setuptools 81 dropped): installed for the tests, before the environment's.
+    _wheel(wheels, "filelock", "0.0.1")
+    logged.clear()
+    assert install_deps(tmp_path / "state", device, ("vecref", "filelock==0.0.1"), logged.append) == ""
+    assert (deps / "filelock/__init__.py").is_file() and (deps / "vecref/__init__.py").is_file()
+    assert logged == [f"musaport: installing the tests' packages into {deps}: filelock==0.0.1 vecref==1.0 "
+                      "vecdep==1.0"]
+
 
 
 def test_a_build_that_probes_for_the_musa_compiler_finds_the_stand_in(tmp_path: Path) -> None:
@@ -549,3 +575,23 @@ def test_a_build_that_probes_for_the_musa_compiler_finds_the_stand_in(tmp_path: 
     compile_ = subprocess.run(["mcc", "-c", "k.mu"], env=env, capture_output=True, text=True)
     assert compile_.returncode == 1 and "compiles nothing" in compile_.stderr
     assert (site / "bin/mcc").is_file() and env["PATH"].split(os.pathsep)[0] == str(site / "bin")
+
+
+def test_other_ported_extensions_come_before_the_tests_packages(tmp_path: Path) -> None:
+    """The order of the tests' path: the stand-in and loader, the project, each --with-extension, and only
+    then what --test-deps installed (which may hold the package index's build of a companion's package)."""
+    from musaport.validate.extension.companions import Companion, replaced
+    from musaport.validate.extension.tests import tests_path
+
+    site, loader, deps = tmp_path / "site", tmp_path / "loader", tmp_path / "deps"
+    root, mate = tmp_path / "project", tmp_path / "vec/src"
+    path = tests_path(os.pathsep.join(map(str, (site, loader, deps))), root, [mate], deps).split(os.pathsep)
+    assert path == [str(site), str(loader), str(root), str(mate), str(deps)]
+    assert tests_path(os.pathsep.join(map(str, (site, loader))), root, [], deps).split(os.pathsep) == \
+        [str(site), str(loader), str(root)]
+    companion = Companion(str(tmp_path / "vec"), "vecops", str(mate), ("vecops._C", "vecops_extra"))
+    (deps / "vecops").mkdir(parents=True)
+    (deps / "other").mkdir()
+    assert replaced(companion, deps) == ["vecops"]
+    (deps / "vecops_extra.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    assert replaced(companion, deps) == ["vecops", "vecops_extra"]

@@ -705,7 +705,8 @@ def _setup_string(token: str, around: tuple[str, str], where: tuple[bool, bool],
     if CUDA_ENV.pattern.match(body) and not _GUARD.fullmatch(body) and not label:
         edits.flag(CUDA_ENV, start, body)
     new, rule = body, ""
-    if body in COMPILER_KEYS and (around[1] == ":" or around == ("[", "]")):
+    # A key: in a dict, a subscript, or a membership test ("nvcc" in args), which must ask of the key written.
+    if body in COMPILER_KEYS and (around[1] in (":", "in", "not") or around == ("[", "]")):
         new, rule = COMPILER_KEYS[body], "setup-compiler-key"
     elif _GUARD.search(body):
         new, rule = _GUARD.sub(r"\1\2_MUSA", body), "build-with-musa"

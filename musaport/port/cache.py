@@ -197,6 +197,7 @@ def _decode(r: dict) -> FileResult:
         warnings=tuple(r["warnings"]),
         structure=Structure.from_json(r["structure"]),
         kept=tuple((n, ln) for n, ln in r.get("kept", ())),
+        declared=tuple(r.get("declared", ())),
     )
 
 
@@ -214,6 +215,7 @@ def _result_json(r: FileResult) -> dict:
         "warnings": r.warnings,
         "structure": r.structure.to_json(),
         "kept": r.kept,
+        "declared": r.declared,
     }
 
 

@@ -83,7 +83,8 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("NVRTC", r"(?:nvrtc|NVRTC)\w*"),
         ("NVTX", r"(?:nvtx|NVTX)\w*"),
         ("nvJPEG", r"(?:nvjpeg|NVJPEG)\w*"),
-        ("NVDEC/NVCUVID", r"(?:cuvid|CUVID|CUvideo)\w*"),
+        # NVDEC's cuviddec.h spells its codecs, surfaces and chroma formats cudaVideo* (cudaVideoCodec_H264).
+        ("NVDEC/NVCUVID", r"(?:cuvid|CUVID|CUvideo|cudaVideo)\w*"),
         ("NPP", r"(?:npp|NPP|Npp)\w*"),
         ("NVML", r"(?:nvml|NVML)\w*"),
         ("cuFile", r"(?:cuFile|CUfile|CU_FILE_)\w*"),
@@ -142,6 +143,8 @@ class FileResult:
     observed: Any = field(default=None, compare=False, repr=False)
     # CUDA spellings left on purpose (rules/data/keep_cuda_names.txt gives each one's reason), with lines.
     kept: tuple[tuple[str, int], ...] = ()
+    # CUDA-like names (no toolkit name) this file declares itself: the project's own, in its other files too.
+    declared: tuple[str, ...] = ()
 
 
 # A generation step's look at each source the port parses, in the worker: (path, parsed source, its
@@ -172,14 +175,14 @@ def port_bytes(
     facts = structure(parsed, code)
     observed = observe(src, parsed, code, facts) if observe is not None else None
     result = rewrite(parsed, rules.rules, src, {CODE_ONLY: code})
-    unmapped, kept_here = scan_cuda_names(Parsed(result.text, result.spans), vocabulary,
-                                          result.views.get(CODE_ONLY))
+    unmapped, kept_here, own = scan_cuda_names(Parsed(result.text, result.spans), vocabulary,
+                                               result.views.get(CODE_ONLY))
     if result.text == text:
         return FileResult(src, out, FileStatus.UNCHANGED, digest, digest, {}, result.findings, unmapped, warnings, facts,
-                          BOM * bom + data, observed=observed, kept=kept_here)
+                          BOM * bom + data, observed=observed, kept=kept_here, declared=own)
     new = BOM * bom + encode(provenance(src, digest, text) + result.text)
     return FileResult(src, out, FileStatus.PORTED, digest, sha256(new), result.fired, result.findings, unmapped, warnings, facts, new,
-                      observed=observed, kept=kept_here)
+                      observed=observed, kept=kept_here, declared=own)
 
 
 # A UTF-8 byte-order mark. A source that starts with one is ported without it and its port starts with
@@ -213,13 +216,16 @@ def find_unmapped(parsed: Parsed, vocabulary: frozenset[str], code: str | None =
 
 
 def scan_cuda_names(parsed: Parsed, vocabulary: frozenset[str], code: str | None = None
-                    ) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
-    """(unmapped, kept): every name of CUDA, its libraries or NVIDIA left in code context or in an include,
-    with its line, and apart from them those a rule keeps on purpose (``kept``, reason in the keep-list).
+                    ) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """(unmapped, kept, declared): every name of CUDA, its libraries or NVIDIA left in code context or in an
+    include, with its line; apart from them those a rule keeps on purpose (``kept``, reason in the
+    keep-list); and the CUDA-like names the file declares (``declared``).
 
     A name of the toolkit vocabulary always counts. A name that only looks
     like one (``cudaStatus``, ``NCCL_CHECK``) does not when the file declares
     it itself: then it is the project's own variable, function or macro.
+    The report drops it from the project's other files too (a struct member
+    declared in a header, ``nv_enc_state``, used in the ``.cpp``).
     """
     if code is None:
         code = masked(parsed.text, parsed.spans, CODE_ONLY)
@@ -238,10 +244,10 @@ def scan_cuda_names(parsed: Parsed, vocabulary: frozenset[str], code: str | None
     found += [(m.group(0), m.start()) for m in _TORCH_CUDA_CALL.finditer(code)]
     found += [(site.text, site.start) for site in cuda_includes(parsed)]
     if not found and not keep:
-        return (), ()
+        return (), (), ()
     own = declared_names(parsed.text, code, {n for n, _ in found
                                                 if n not in vocabulary and n[0] not in "<\"" and "::" not in n})
-    return _lines(parsed.text, [f for f in found if f[0] not in own]), _lines(parsed.text, keep)
+    return _lines(parsed.text, [f for f in found if f[0] not in own]), _lines(parsed.text, keep), tuple(sorted(own))
 
 
 def _lines(text: str, sites: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:

@@ -92,7 +92,13 @@ class Report:
     def unmapped(self) -> list[dict]:
         """Every CUDA API name left in code, most frequent first, with its family and sites."""
         return [{"name": n, "family": family(n), "count": count, "sites": where}
-                for n, count, where in self._name_uses(lambda r: r.unmapped)]
+                for n, count, where in self._name_uses(self._left_in())]
+
+    def _left_in(self):
+        """A result's unmapped names less those the project declares in any of its files (a header's struct
+        member ``nv_enc_state`` used in a ``.cpp``): each file drops its own at scan time, the report the rest."""
+        own = {n for r in self.results for n in r.declared}
+        return lambda r: [u for u in r.unmapped if u[0] not in own] if own else r.unmapped
 
     def _name_uses(self, names_of) -> list[tuple[str, int, list[str]]]:
         """(name, uses, ``file:line`` sites) of the names ``names_of(result)`` gives, most used first."""
@@ -159,13 +165,14 @@ class Report:
 
     def to_json(self) -> dict:
         unmapped = self.unmapped()
+        left = self._left_in()
         files = {
             r.src: {
                 "out": r.out,
                 "status": r.status,
                 "src_hash": r.src_hash,
                 "rules": r.fired,
-                "unmapped": len(r.unmapped),
+                "unmapped": len(left(r)),
             }
             for r in sorted(self.results, key=lambda r: r.src)
         }

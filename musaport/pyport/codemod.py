@@ -320,7 +320,8 @@ class _Planner(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = dotted(node.func)
-        if name in self.calls:
+        if name in self.calls and not (self.calls[name][0].get("bare") and node.args
+                                       and name == self.calls[name][0].get("from")):
             self._call_rule(node, *self.calls[name])
         elif isinstance(node.func, cst.Attribute) and id(node.func) not in self.claimed:
             for rule in self.pack.of_kind("method"):
@@ -328,6 +329,7 @@ class _Planner(cst.CSTVisitor):
                     self._edit(node.func.attr, rule, lambda n, to=rule.get("to"): n.with_changes(value=to))
                     self.claimed.add(id(node.func))
         self._device_positions(node, name)
+        self._parametrized(node, name)
         self._device_params_of(node)
         self._dispatch_keys(node)
         if name in ("importlib.import_module", "import_module") and node.args and self.module_rule is not None:
@@ -368,6 +370,41 @@ class _Planner(cst.CSTVisitor):
         is_method = isinstance(node.func, cst.Attribute) and node.func.attr.value in rule.get("methods", ())
         if positional and (name in rule.get("calls", ()) or is_method):
             self.device_expr(positional[0].value)
+
+    def _parametrized(self, node: cst.Call, name: str | None) -> None:
+        """``pytest.mark.parametrize("device", VALUES)``: the values of a parameter with 'device' in its name are
+        devices (``"x, device"`` takes each value tuple's element at that place)."""
+        rule = self.device
+        if rule is None or name not in rule.get("parametrize", ()):
+            return
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        argnames = positional[0] if positional else keyword.get("argnames")
+        argvalues = positional[1] if len(positional) > 1 else keyword.get("argvalues")
+        if not isinstance(argnames, cst.SimpleString) or argvalues is None:
+            return
+        text = _string_value(argnames)
+        names = [n.strip() for n in text.split(",")] if isinstance(text, str) else []
+        places = [i for i, n in enumerate(names) if n and self._devicish(cst.Name(n))]
+        if len(names) == 1 and places:
+            self.device_expr(argvalues)
+        elif places and isinstance(argvalues, (cst.List, cst.Tuple)):
+            for element in argvalues.elements:
+                row = self._unwrapped(element.value)
+                items = [e.value for e in row.elements] if isinstance(row, (cst.List, cst.Tuple)) else \
+                    [a.value for a in row.args if a.keyword is None] if isinstance(row, cst.Call) else []
+                for i in places:
+                    if i < len(items):
+                        self.device_expr(items[i])
+
+    def _unwrapped(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """``pytest.param(VALUE, marks=...)``: VALUE is the parameter's value (several values stay a call)."""
+        if self.device is not None and isinstance(expr, cst.Call) and \
+                dotted(expr.func) in self.device.get("wrappers", ()):
+            values = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if len(values) == 1:
+                return values[0]
+        return expr
 
     def _device_params_of(self, node: cst.Call) -> None:
         """The arguments of a call of a function of this file that binds them to parameters it uses as devices
@@ -432,6 +469,8 @@ class _Planner(cst.CSTVisitor):
                     and (first.value != old or len(expr.parts) == 1):
                 self._edit(expr, rule, lambda s: s.with_changes(
                     parts=[s.parts[0].with_changes(value=new + s.parts[0].value[len(old):]), *s.parts[1:]]))
+        elif isinstance(expr, cst.Call) and self._unwrapped(expr) is not expr:
+            self.device_expr(self._unwrapped(expr))
         elif isinstance(expr, cst.IfExp):
             self.device_expr(expr.body)
             self.device_expr(expr.orelse)
@@ -484,6 +523,28 @@ class _Planner(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> None:
         if self._devicish(node.target):
             self.device_expr(node.iter)
+
+    def visit_List(self, node: cst.List) -> None:
+        self._device_list(node)
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self._device_list(node)
+
+    def visit_Set(self, node: cst.Set) -> None:
+        self._device_list(node)
+
+    def _device_list(self, node: cst.List | cst.Tuple | cst.Set) -> None:
+        """``("cpu", "cuda")``, ``["cpu", pytest.param("cuda", ...)]``: "cuda" beside another device's name (the
+        rule's ``beside``) in one sequence is a list of devices, wherever it goes (a test's parameters, a loop)."""
+        rule = self.device
+        if rule is None:
+            return
+        values = [self._unwrapped(e.value) for e in node.elements]
+        names = {_string_value(v) for v in values if isinstance(v, cst.SimpleString)}
+        old = rule.get("from")
+        if names & set(rule.get("beside", ())) and any(
+                isinstance(n, str) and re.fullmatch(rf"{re.escape(old)}(?::\d+)?", n) for n in names):
+            self.device_expr(node)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]

@@ -27,8 +27,11 @@ KINDS: dict[str, tuple[str, ...]] = {
     "method": ("from", "to"),  # x.cuda(...) -> x.musa(...)
     "attribute": ("from", "to"),  # x.is_cuda -> x.is_musa
     "module": ("from", "to", "names"),  # torch.cuda.NAME -> torch.musa.NAME, and `from torch.cuda import NAME`
-    "call": ("from", "to", "device", "also"),  # torch.cuda.amp.autocast(...) -> torch.autocast("musa", ...)
-    "device-string": ("from", "to", "keywords", "calls", "methods", "word"),  # "cuda" in a device position
+    # torch.cuda.amp.autocast(...) -> torch.autocast("musa", ...); bare: only a call with no argument
+    "call": ("from", "to", "device", "also", "bare"),
+    # "cuda" in a device position; parametrize: calls whose 'device' parameter's values are devices; wrappers:
+    # calls that wrap one such value (pytest.param); beside: other devices' names that make a sequence a device list
+    "device-string": ("from", "to", "keywords", "calls", "methods", "word", "parametrize", "wrappers", "beside"),
     "dispatch-key": ("calls", "keys"),  # torch.library.impl(op, "CUDA") -> "PrivateUse1"
     "key-template": ("calls", "unsure"),  # a dispatch key built from a device name: PrivateUse1's for musa
     "modules": (),  # imports of extension modules the build-file port renamed (the map is the run's)
@@ -98,11 +101,15 @@ def _describe(rule: PyRule) -> list[str]:
         return [f"Rewrites: {p['from']}.NAME -> {p['to']}.NAME for NAME in: {', '.join(p['names'])}"]
     if rule.kind == "call":
         pairs = {p["from"]: p["to"], **p.get("also", {})}
-        return [f"Rewrites: {a}(...) -> {b}(...) with the musa device ({p['device']})" for a, b in pairs.items()]
+        return [f"Rewrites: {a}{'()' if p.get('bare') and a == p['from'] else '(...)'} -> {b}(...) with the musa "
+                f"device ({p['device']})" for a, b in pairs.items()]
     if rule.kind == "device-string":
         return [f"Rewrites: \"{p['from']}\"/\"{p['from']}:N\" -> \"{p['to']}\"/\"{p['to']}:N\" as keyword "
                 f"{', '.join(p['keywords'])}, first argument of {', '.join(p['calls'])}, of .{', .'.join(p['methods'])}"
-                f"(), and values of names with '{p['word']}' in them"]
+                f"(), and values of names with '{p['word']}' in them"] + \
+            ([f"  and of a '{p['word']}' parameter of {', '.join(p['parametrize'])}() (through "
+              f"{', '.join(p.get('wrappers', ()))}), and in a sequence beside " + ", ".join(f'"{b}"' for b in p["beside"])]
+             if p.get("parametrize") and p.get("beside") else [])
     if rule.kind == "dispatch-key":
         return [f"Rewrites, as arguments of .{', .'.join(p['calls'])}(): " +
                 ", ".join(f"\"{a}\" -> \"{b}\"" for a, b in p["keys"].items())]

@@ -247,10 +247,19 @@ def install_deps(state: Path, device: Device, requirements: tuple[str, ...], log
     return ""
 
 
+# The environment's distributions that --test-deps never shadows, even when it names them: the release's torch.
+ENVIRONMENT_KEEPS = frozenset({"torch"})
+
+
 def resolve_deps(device: Device, requirements: tuple[str, ...]) -> tuple[list[str], str]:
     """What installing ``requirements`` into the torch environment would add, as pip resolves it: each
     distribution the environment lacks, pinned (``name==version``), or as given when it is a path or URL;
-    ``([], why)`` when pip cannot resolve them."""
+    ``([], why)`` when pip cannot resolve them.
+
+    A distribution the environment has in another version is left out (pip would upgrade it: a
+    requirement's own needs never replace what torch runs with), unless a requirement names it itself:
+    ``setuptools==80.9.0`` asks for the ``pkg_resources`` that setuptools 81 dropped, and a build script
+    that imports it needs that version first on its path. The release's torch is never shadowed."""
     done = _pip(device, ["install", "--dry-run", "--report", "-", *requirements])
     if done.returncode != 0:
         return [], _last_line(done)
@@ -259,14 +268,23 @@ def resolve_deps(device: Device, requirements: tuple[str, ...]) -> tuple[list[st
     except (ValueError, KeyError, TypeError):
         return [], "pip wrote no installation report"
     have = _installed(device)
+    named = {_canonical(n) for n in map(_requirement_name, requirements) if n} - ENVIRONMENT_KEEPS
     resolved = []
     for item in items:
         name, version = item["metadata"]["name"], item["metadata"]["version"]
-        if _canonical(name) in have:
+        if _canonical(name) in have and _canonical(name) not in named:
             continue  # the environment's own (pip would upgrade it): kept as it is
         url = (item.get("download_info") or {}).get("url", "")
         resolved.append(url if item.get("is_direct") and url else f"{name}=={version}")
     return resolved, ""
+
+
+def _requirement_name(requirement: str) -> str:
+    """The distribution a requirement names (``setuptools==80.9.0`` → ``setuptools``); '' for a path or URL."""
+    if "/" in requirement or requirement.startswith("."):
+        return ""
+    m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement.strip())
+    return m.group(0) if m else ""
 
 
 def _installed(device: Device) -> set[str]:

@@ -74,3 +74,10 @@ def companions(roots: tuple[Path, ...], pt_root: Path, device: Path, own: Path) 
             raise LoadError(f"{root}: --with-extension names the --out being validated")
         found.append(companion(root, pt_root, device))
     return found
+
+
+def replaced(mate: Companion, deps: Path) -> list[str]:
+    """The top-level packages of ``mate``'s modules that ``--test-deps`` installed too (``deps``, pip's
+    target): the tests import the companion's, which comes first on their path (``tests.tests_path``)."""
+    names = sorted({m.split(".")[0] for m in mate.modules})
+    return [n for n in names if (deps / n).is_dir() or (deps / f"{n}.py").is_file() or any(deps.glob(f"{n}.*.so"))]

@@ -26,13 +26,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from musaport.errors import LoadError, ToolError
-from musaport.outdir import VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD, OutDir, write_atomic
+from musaport.outdir import EXTENSION_DEPS, VALIDATE_EXTENSION_JSON, VALIDATE_EXTENSION_MD, OutDir, write_atomic
 from musaport.resources import render_template
 from musaport.validate.backend.backend import LIBRARY, SHIM
 from musaport.validate.device.build import LOADER, STATE
 from musaport.validate.extension import build as phase_build
 from musaport.validate.extension import compile as phase_compile
-from musaport.validate.extension.companions import Companion, companions
+from musaport.validate.extension.companions import Companion, companions, replaced
 from musaport.validate.extension import tests as phase_tests
 from musaport.validate.extension.trace import Tracer
 from musaport.validate.torchwheel import libtorch, torchenv
@@ -137,8 +137,13 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
         m["trace"] = tracer.trace("", where or m["sources"], near=None).as_dict() if not m["loaded"] else {}
 
     log(f"musaport: phase {first + 2} of {phases}: the project's own tests on musa")
+    mates_doc = []
     for m in mates:
         echo(f"NOTE the tests import the port of {m.project or m.out} too ({', '.join(m.modules)}, from {m.out})")
+        shadowed = replaced(m, state / EXTENSION_DEPS)
+        if shadowed:
+            echo(f"NOTE --test-deps installed {', '.join(shadowed)} too; the tests import the port's, from {m.out}")
+        mates_doc.append(dict(asdict(m), replaces=shadowed))
     tree = state / "src"
     test_files: list[phase_tests.TestFile] = []
     if built.ok:
@@ -160,7 +165,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
                         "failed_memory")}
     tests_doc = {"ran": built.ok, "patterns": list(patterns), "select": select, "deps": list(test_deps),
                  "memory_limit_bytes": phase_tests.memory_limit(),
-                 "deps_error": deps_error, "with_extensions": [asdict(m) for m in mates],
+                 "deps_error": deps_error, "with_extensions": mates_doc,
                  **totals, "files": [asdict(t) for t in test_files]}
 
     loaded = sum(m.loaded for m in built.modules)

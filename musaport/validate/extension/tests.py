@@ -42,7 +42,7 @@ from pathlib import Path
 
 from musaport import children
 from musaport.errors import LoadError
-from musaport.outdir import EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG, write_atomic
+from musaport.outdir import EXTENSION_DEPS, EXTENSION_TEST_JUNIT, EXTENSION_TEST_LOG, write_atomic
 from musaport.validate.extension.build import SKIPPED_DIRS, Device
 from musaport.validate.extension.trace import Tracer
 
@@ -134,8 +134,8 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
     if not files:
         return []
     results = []
-    path = [env["PYTHONPATH"], str(root), *(str(c) for c in companions or ())]
-    env = dict(env, MUSAPORT_TEST_DEVICE="musa", PYTHONPATH=os.pathsep.join(path))
+    path = tests_path(env["PYTHONPATH"], root, companions or [], state / EXTENSION_DEPS)
+    env = dict(env, MUSAPORT_TEST_DEVICE="musa", PYTHONPATH=path)
     for i, path in enumerate(files, 1):
         rel = path.relative_to(tree).as_posix()
         log(f"musaport: tests {i} of {len(files)}: {rel}")
@@ -162,6 +162,19 @@ def run_tests(tree: Path, root: Path, files: list[Path], device: Device, env: di
         write_atomic(state / "tests" / f"{i:03d}{EXTENSION_TEST_LOG}", output.encode())
         results.append(_read(rel, xml, output, tracer, built_sources))
     return results
+
+
+def tests_path(build_path: str, root: Path, companions: list[Path], deps: Path) -> str:
+    """The tests' ``PYTHONPATH``: the build's (the stand-in, the device's loader), the project's folder, the
+    other ported extensions (``--with-extension``), and only then the packages ``--test-deps`` installed.
+
+    A companion comes before those packages: a requirement (or one of its own, as pip resolved them) may
+    be the PyPI distribution of the very project the companion ports (``torchvision``, whose wheel's
+    operators have no ``musa`` kernels), and the tests must import the port."""
+    parts = [p for p in build_path.split(os.pathsep) if p]
+    installed = [p for p in parts if Path(p) == deps]
+    rest = [p for p in parts if Path(p) != deps]
+    return os.pathsep.join([*rest, str(root), *(str(c) for c in companions), *installed])
 
 
 def is_script(path: Path) -> bool:
