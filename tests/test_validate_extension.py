@@ -307,6 +307,8 @@ def test_a_test_script_runs_as_its_project_runs_it_with_the_packages_it_imports(
         assert done.returncode == 1
         assert (script["passed"], script["failed"]) == (0, 1)
         assert script["failures"][0]["error"] == "AssertionError: the script's own check failed"
+        assert "Traceback" not in done.stderr, done.stderr  # the Markdown report renders a script's failure too
+        assert "`test.py (script)`" in (ext / "validate_extension_report.md").read_text()
     else:
         assert done.returncode == 0, done.stdout + done.stderr
         assert (script["passed"], script["failed"], script["error"]) == (1, 0, "")
@@ -338,7 +340,7 @@ def test_within_it():
 @pytest.mark.compiles
 def test_a_test_that_needs_more_memory_than_the_machine_has_fails_for_lack_of_memory(pt_out: Path,
                                                                                     tmp_path: Path) -> None:
-    """A test process may use the machine's RAM and swap. Past that its allocation fails with the allocator's
+    """A test process may use three quarters of the machine's RAM and swap. Past that its allocation fails with the allocator's
     own error and is counted apart, and the next test runs (Deformable-DETR's 2,048-channel gradient check
     asks more than this machine has); unbounded, the kernel's OOM killer ends a process without a word."""
     project = tmp_path / "vecops"

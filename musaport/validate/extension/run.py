@@ -235,7 +235,7 @@ def lacking_memory(totals: dict, limit: int) -> str:
     if not lacking:
         return ""
     return (f" ({lacking} failed for lack of memory: a test process may use {limit / 2**30:.1f} GiB here, "
-            "this machine's RAM and swap)")
+            "three quarters of this machine's RAM and swap)")
 
 
 def off_device(totals: dict) -> str:
