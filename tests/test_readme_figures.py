@@ -18,6 +18,7 @@ import difflib
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -239,7 +240,17 @@ def _extension_fixtures() -> str:
     return NUMBER_WORDS[sum(1 for p in (ROOT / "fixtures/extensions").iterdir() if p.is_dir())]
 
 
+def _fast_selection() -> str:
+    """How many tests ``--fast`` selects, as pytest collects them (a few seconds; nothing runs)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--fast", "-p", "no:cacheprovider"],
+                          cwd=ROOT, capture_output=True, text=True)
+    found = re.search(r"^(\d+)(?:/\d+)? tests? collected", done.stdout, re.M)
+    assert found, done.stdout[-2000:] + done.stderr[-2000:]
+    return f"{int(found.group(1)):,}"
+
+
 PROSE: dict[str, tuple[str, Callable[[], str], tuple[tuple[str, str], ...]]] = {
+    "fast-selection": ("the tests pytest --fast selects", _fast_selection, (("README.md", "it ran {} tests in"),)),
     "torch-download": ("musaport.doctor.TORCH_DOWNLOAD (what musaport doctor says validate --backend downloads)",
                        _torch_download, (("README.md", "(about {} downloaded, once"),
                                          ("docs/contributing.md", "about {} downloaded, 5.3 GB on disk"),
