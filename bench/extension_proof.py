@@ -52,7 +52,10 @@ def unpack(project: Path, into: Path) -> Path:
     if project.is_dir():
         return Path(shutil.copytree(project, into / project.name, symlinks=True))
     with tarfile.open(project) as tar:
-        tar.extractall(into, filter="data")
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+        else:  # Python without extraction filters
+            tar.extractall(into)
     (top,) = [p for p in into.iterdir() if p.is_dir()]
     return top
 

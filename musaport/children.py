@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -51,6 +52,22 @@ def die_with_parent(parent: int | None = None) -> None:
 def tied_to_this_process() -> Callable[[], None]:
     """The ``preexec_fn`` or pool ``initializer`` that ties a child to this process (see ``die_with_parent``)."""
     return functools.partial(die_with_parent, os.getpid())
+
+
+def _tied_and_bounded(parent: int, limit: int) -> None:
+    """Tie the child to ``parent`` (``die_with_parent``) and bound its address space at ``limit`` bytes (or the
+    lower bound it inherited), so that a child that asks for more fails its allocation instead of driving the
+    machine into the kernel's OOM killer."""
+    die_with_parent(parent)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    bound = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    if soft == resource.RLIM_INFINITY or soft > bound:
+        resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+
+
+def tied_and_bounded(limit: int) -> Callable[[], None]:
+    """The ``preexec_fn`` of a child tied to this process whose address space is at most ``limit`` bytes."""
+    return functools.partial(_tied_and_bounded, os.getpid(), limit)
 
 
 def python(*args: str) -> list[str]:

@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import functools
 import os
 import re
-import resource
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -108,16 +106,6 @@ def memory_limit() -> int:
         pass
     total = sizes.get("MemTotal", os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) + sizes.get("SwapTotal", 0)
     return total // 4 * 3
-
-
-def _bounded(parent: int, limit: int) -> None:
-    """A test process's ``preexec_fn``: it dies with musaport, and its address space is at most ``limit``
-    bytes (or the lower bound it inherited)."""
-    children.die_with_parent(parent)
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    bound = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-    if soft == resource.RLIM_INFINITY or soft > bound:
-        resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
 
 
 def lacks_memory(error: str) -> bool:
@@ -196,8 +184,7 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int | None, st
     started = time.monotonic()
     try:
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=FILE_SECONDS,
-                              stdin=subprocess.DEVNULL, preexec_fn=functools.partial(_bounded, os.getpid(),
-                                                                                     memory_limit()))
+                              stdin=subprocess.DEVNULL, preexec_fn=children.tied_and_bounded(memory_limit()))
         return done.returncode, done.stdout + done.stderr, time.monotonic() - started
     except subprocess.TimeoutExpired as exc:
         output = f"{exc.stdout or ''}{exc.stderr or ''}\nthe file took more than {FILE_SECONDS:.0f} s"
