@@ -10,6 +10,9 @@ thread-locals take the dynamic TLS model) holding
     (256 threads, 64 blocks): the block is promoted to fibers;
   - ``warp_reduce``: ReduceOp's block shape (512 threads, 64 blocks): ``__shfl_down_sync``
     within each warp, one value per warp through shared memory, the last warp's shuffles;
+  - ``add_small``: the same add of 16 elements, one block of 128 threads shaped as
+    the tail of PyTorch's ``vectorized_elementwise_kernel``: the cost of a launch
+    itself, what a small operator's latency on the device is made of;
   - ``sgemm``: muBLAS's 256×256 single-precision product, with the torch wheel's
     BLAS linked when ``--blas`` (as the device build links it);
 with the shim at ``--shim`` (default: this checkout's) and the given compiler
@@ -70,6 +73,23 @@ __global__ void warp_reduce_kernel(const float* in, float* out, int n) {
     if (threadIdx.x == 0) out[blockIdx.x] = v;
   }
 }
+// The tail of PyTorch's vectorized_elementwise_kernel (its unroll policy): a block of 128 threads, 8 elements
+// a thread, each thread stopping at the first element past the end.
+template <typename func_t>
+__global__ void unrolled_tail_kernel(int N, func_t f) {
+  const int remaining = N - 128 * 8 * blockIdx.x;
+  int idx = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    if (idx >= remaining) return;
+    f(128 * 8 * blockIdx.x + idx);
+    idx += 128;
+  }
+}
+extern "C" void add_small(const float* a, const float* b, float* c, int n) {
+  auto f = [=] __device__ (int i) { c[i] = a[i] + b[i]; };
+  musaport_launch(dim3((n + 1023) / 1024), dim3(128), 0, 0, [&]() { unrolled_tail_kernel(n, f); });
+}
 extern "C" void add(const float* a, const float* b, float* c, int n) {
   auto f = [=] __device__ (int i) { c[i] = a[i] + b[i]; };
   musaport_launch(dim3((n + 511) / 512), dim3(128), 0, 0, [&]() { elementwise_kernel(n, f); });
@@ -102,26 +122,31 @@ int main(int argc, char** argv) {
   auto red = (void (*)(const float*, float*, int))dlsym(lib, "reduce");
   auto wred = (void (*)(const float*, float*, int))dlsym(lib, "warp_reduce");
   auto gemm = (void (*)(const float*, const float*, float*, int))dlsym(lib, "sgemm");
+  auto small = (void (*)(const float*, const float*, float*, int))dlsym(lib, "add_small");
   const int n = 1 << 20, m = 256;
   std::vector<float> a(n, 1), b(n, 2), c(n), o(64), w(64);
+  std::vector<float> s(16);
   const char* names[] = {"add 1M (elementwise)", "block reduce 1M (barriers)", "warp reduce 1M (shuffles)",
-                         "sgemm 256x256"};
-  for (int which = 0; which < 4; ++which) {
+                         "sgemm 256x256", "add 16 (one block: latency)"};
+  for (int which = 0; which < 5; ++which) {
+    const int calls = which == 4 ? 100000 : 10;  // a launch of 16 elements takes about a microsecond
     double best = 1e9;
     for (int r = 0; r < rounds; ++r) {
       double t = cpu();
-      for (int i = 0; i < 10; ++i) {
+      for (int i = 0; i < calls; ++i) {
         if (which == 0) add(a.data(), b.data(), c.data(), n);
         else if (which == 1) red(a.data(), o.data(), n);
         else if (which == 2) wred(a.data(), w.data(), n);
-        else gemm(a.data(), b.data(), c.data(), m);
+        else if (which == 3) gemm(a.data(), b.data(), c.data(), m);
+        else small(a.data(), b.data(), s.data(), 16);
       }
-      t = (cpu() - t) / 10;
+      t = (cpu() - t) / calls;
       if (t < best) best = t;
     }
-    std::printf("%-28s %9.3f ms\n", names[which], best * 1e3);
+    if (which == 4) std::printf("%-28s %9.3f us\n", names[which], best * 1e6);
+    else std::printf("%-28s %9.3f ms\n", names[which], best * 1e3);
   }
-  bool ok = c[5] == 2.0f * m && o[0] == 16384.0f && w[0] == 16384.0f && w[63] == 16384.0f;
+  bool ok = c[5] == 2.0f * m && o[0] == 16384.0f && w[0] == 16384.0f && w[63] == 16384.0f && s[15] == 3.0f;
   std::printf("%s\n", ok ? "results checked" : "WRONG RESULTS");
   return ok ? 0 : 1;
 }

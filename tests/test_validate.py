@@ -696,3 +696,72 @@ def test_integer_division_by_zero_traps_only_outside_kernels(tmp_path: Path, gxx
     assert ran.stdout.startswith("kernel: -1 3\n"), ran.stdout + ran.stderr
     assert "host:" not in ran.stdout
     assert ran.returncode == -signal.SIGFPE
+
+
+THREAD_INDICES = """\
+#include <musa_runtime.h>
+#include <cstdio>
+// Barrier-free: every thread of a 3-D block runs as a plain call; each writes its indices.
+__global__ void indices(unsigned* out) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned* o = out + 4 * (blockIdx.x * blockDim.x * blockDim.y * blockDim.z + t);
+  o[0] = threadIdx.x; o[1] = threadIdx.y; o[2] = threadIdx.z; o[3] = __activemask();
+}
+// The first warp exits; thread 32's shuffle turns the block into fibers, so threads 0-32 ran plain and
+// 33-127 start as fibers: all must see their own indices.
+__global__ void promoted(unsigned* out) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned* o = out + 4 * (blockIdx.x * 128 + t);
+  o[0] = threadIdx.x; o[1] = threadIdx.y; o[2] = threadIdx.z;
+  if (t < 32) return;
+  o[3] = __shfl_down_sync(0xffffffffu, t, 1);
+}
+int check(const unsigned* out, dim3 grid, dim3 block, bool shuffled) {
+  const unsigned n = block.x * block.y * block.z;
+  for (unsigned b = 0; b < grid.x; ++b)
+    for (unsigned t = 0; t < n; ++t) {
+      const unsigned* o = out + 4 * (b * n + t);
+      const unsigned lane = t % 32, lanes = n - (t - lane) < 32 ? n - (t - lane) : 32;
+      const unsigned want = shuffled ? (t < 32 ? 0 : lane == 31 ? t : t + 1)
+                                     : ((lanes == 32 ? 0xffffffffu : (1u << lanes) - 1) & ~((1u << lane) - 1));
+      if (o[0] != t % block.x || o[1] != t / block.x % block.y || o[2] != t / (block.x * block.y) || o[3] != want) {
+        std::printf("FAIL block %u thread %u: %u %u %u %08x, want %08x\\n", b, t, o[0], o[1], o[2], o[3], want);
+        return 1;
+      }
+    }
+  return 0;
+}
+int main() {
+  unsigned* out;
+  musaMallocManaged(&out, 4 * 3 * 128 * sizeof(unsigned));
+  for (int round = 0; round < 2; ++round) {  // a plain block after a promoted one, and the reverse
+    musaMemset(out, 0, 4 * 3 * 128 * sizeof(unsigned));
+    musaport_launch(dim3(3), dim3(5, 3, 4), 0, 0, indices, out);
+    if (musaDeviceSynchronize() != musaSuccess || check(out, dim3(3), dim3(5, 3, 4), false)) return 1;
+    musaMemset(out, 0, 4 * 3 * 128 * sizeof(unsigned));
+    musaport_launch(dim3(3), dim3(8, 8, 2), 0, 0, promoted, out);
+    if (musaDeviceSynchronize() != musaSuccess || check(out, dim3(3), dim3(8, 8, 2), true)) return 1;
+  }
+  std::printf("PASS\\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.compiles
+@pytest.mark.parametrize("opt", ["-O0", "-O3"])
+def test_block_threads_see_their_indices_before_and_after_promotion(tmp_path: Path, gxx: str, opt: str) -> None:
+    """A block's threads run as plain calls of the kernel inlined into one loop (cpu/launch.h's run_threads)
+    until one synchronises; the lanes of those after it are filled in only then. Every thread, plain or
+    fiber, 1-D or 3-D, sees its own indices, and a block after a promoted one starts afresh."""
+    import subprocess
+
+    from musaport.resources import shim_include
+    from musaport.validate.run.kernels import CXX
+
+    cpp, exe = tmp_path / "indices.cpp", tmp_path / "indices"
+    cpp.write_text(THREAD_INDICES)
+    subprocess.run([CXX, "-std=c++17", opt, "-pthread", f"-I{shim_include()}", str(cpp), "-o", str(exe)],
+                   check=True)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stdout == "PASS\n", ran.stdout + ran.stderr

@@ -37,10 +37,19 @@ inline constexpr bool kExitedThreadsArrive = MUSAPORT_EXITED_THREADS_ARRIVE != 0
 inline constexpr bool kExitedThreadsArrive = false;
 #endif
 
-// The launch lambda, type-erased: invoke(object) runs the kernel for the
-// current GPU thread.
+class BlockRunner;
+
+// The launch lambda, type-erased (launch.h's run_threads).  run(object,
+// &runner) runs the block's threads in turn as plain calls, the kernel
+// inlined into its loop: a call through a pointer, a frame and a
+// thread-local lookup per GPU thread cost more than a small kernel's thread
+// itself, and a one-block launch of a few elements (a small operator) is 128
+// threads.  It stops after the thread that promoted the block to fibers, and
+// says whether one did.  run(object, nullptr) runs the kernel once, for the
+// current GPU thread (a fiber's).  One function for both, so that the kernel
+// is compiled into the library once per launch, not twice.
 struct KernelBody {
-  void (*invoke)(void*);
+  bool (*run)(void*, BlockRunner*);
   void* object;
 };
 
@@ -115,19 +124,30 @@ class BlockRunner {
   Fault run_block(const KernelBody& body, dim3 block_dim, uint3 block_index) {
     begin(body, block_dim, block_index);
     if (setjmp(escape_) == 0) {
-      for (unsigned t = 0; t < n_; ++t) {
-        enter(lanes_[t]);
-        invoke_kernel();
-        if (promoted_) {  // lane t turned this block into fibers and has just finished
-          finish_native_lane();
-          break;
-        }
-        lanes_[t].state = LaneState::Exited;
-        ++exited_;
-      }
+      bool promoted = false;
+      guarded([&] { promoted = body_.run(body_.object, this); });
+      if (promoted) finish_native_lane();  // the current lane turned this block into fibers and has just finished
     }
     end();
     return fault_;
+  }
+
+  // ---- plain mode, for KernelBody::run's loop over the block's threads (launch.h), which also
+  // sets threadIdx.  Lanes are filled in as they run (and by promote() for the rest), not per block.
+  unsigned threads() const { return n_; }
+  dim3 block_dim() const { return dim_; }
+  bool promoted() const { return promoted_; }
+  void enter_plain(unsigned id, uint3 index) {
+    Lane& lane = lanes_[id];
+    lane.id = id;
+    lane.index = index;
+    lane.state = LaneState::Running;
+    lane.has_context = false;
+    current_ = &lane;
+  }
+  void exit_plain() {
+    current_->state = LaneState::Exited;
+    ++exited_;
   }
 
   // The running GPU thread trapped, failed a device assert or let an
@@ -215,8 +235,8 @@ class BlockRunner {
     const unsigned base = current_->id - current_->id % 32;
     unsigned mask = 0;
     for (unsigned i = 0; i < 32 && base + i < n_; ++i)
-      if (lanes_[base + i].state != LaneState::Exited) mask |= 1u << i;
-    return mask;
+      if (promoted_ ? lanes_[base + i].state != LaneState::Exited : base + i >= current_->id) mask |= 1u << i;
+    return mask;  // plain mode: the lanes before the caller have exited, those after it not yet started
   }
 
   // Let the other threads of the block run (used by __nanosleep so that
@@ -247,30 +267,15 @@ class BlockRunner {
   static void fiber_main();
 
  private:
+  // Nothing per thread here: a block that never synchronises touches only the lanes it runs.
   void begin(const KernelBody& body, dim3 block_dim, uint3 block_index) {
     body_ = body;
     block_ = block_index;
+    dim_ = block_dim;
     n_ = block_dim.x * block_dim.y * block_dim.z;
     if (lanes_.size() < n_) lanes_.resize(n_);
     if (stacks_.size() < n_) stacks_.resize(n_);
-    ring_.assign(n_, 0);
-    warp_arrived_.assign((n_ + 31) / 32, 0);
-    // Counted, not divided: three divisions a lane cost as much as a small kernel's whole thread.
-    uint3 index{0, 0, 0};
-    for (unsigned i = 0; i < n_; ++i) {
-      Lane& lane = lanes_[i];
-      lane.id = i;
-      lane.index = index;
-      lane.state = LaneState::NotStarted;
-      lane.has_context = false;
-      if (++index.x == block_dim.x) {
-        index.x = 0;
-        if (++index.y == block_dim.y) {
-          index.y = 0;
-          ++index.z;
-        }
-      }
-    }
+    if (ring_.size() < n_) ring_.resize(n_);
     promoted_ = false;
     fault_ = Fault::None;
     exited_ = arrived_ = votes_ = 0;
@@ -290,15 +295,20 @@ class BlockRunner {
     ::threadIdx = lane.index;
   }
 
+  void invoke_kernel() {
+    guarded([this] { body_.run(body_.object, nullptr); });
+  }
+
   // An exception escaping the kernel is a launch failure.  The handler only
   // copies its message: the fault leaves the thread after the exception is
   // destroyed, so the C++ runtime's per-thread exception state stays clean.
-  void invoke_kernel() {
+  template <class F>
+  void guarded(F&& run) {
     char what[512];
     what[0] = '\0';
     bool threw = false;
     try {
-      body_.invoke(body_.object);
+      run();
     } catch (const std::exception& e) {
       threw = true;
       std::snprintf(what, sizeof(what), ": %s", e.what());
@@ -312,13 +322,29 @@ class BlockRunner {
   }
 
   // Switch the block to fibers: every thread after the current one becomes a
-  // fiber; the current thread continues on the native stack.
+  // fiber; the current thread continues on the native stack.  The threads
+  // before it have run (their lanes were filled in then); the lanes of those
+  // after it are filled in here.
   void promote() {
     promoted_ = true;
     native_ = current_->id;
     current_->has_context = true;  // saved by its first switch, before anyone resumes it
+    warp_arrived_.assign((n_ + 31) / 32, 0);
+    // Counted, not divided: three divisions a lane cost as much as a small kernel's whole thread.
+    uint3 index = current_->index;
     for (unsigned i = current_->id + 1; i < n_; ++i) {
-      lanes_[i].state = LaneState::Ready;
+      if (++index.x == dim_.x) {
+        index.x = 0;
+        if (++index.y == dim_.y) {
+          index.y = 0;
+          ++index.z;
+        }
+      }
+      Lane& lane = lanes_[i];
+      lane.id = i;
+      lane.index = index;
+      lane.has_context = false;
+      lane.state = LaneState::Ready;
       push(i);
     }
   }
@@ -571,6 +597,7 @@ class BlockRunner {
   std::vector<unsigned> warp_arrived_;  // per warp: lanes waiting in a warp operation
   KernelBody body_{nullptr, nullptr};
   uint3 block_{0, 0, 0};
+  dim3 dim_{1, 1, 1};
   unsigned n_ = 0;
   bool promoted_ = false;
   bool active_ = false;

@@ -321,15 +321,46 @@ inline void launch(dim3 grid, dim3 block, size_t shmem, musaStream_t, KernelBody
   }
 }
 
+// KernelBody::run for one launch lambda (block.h).  With a runner: the block's threads in turn, x
+// fastest, each a plain call of the kernel inlined here, until one promotes the block; the kernel's
+// reads of its indices then see the values just stored, where a call per thread through a pointer
+// looked each up again.  Without: the kernel once, for the current fiber.  The kernel has one call
+// site, so it is compiled in once.
+template <class Callable>
+bool run_threads(void* object, BlockRunner* plain) {
+  Callable& kernel = *static_cast<Callable*>(object);
+  const unsigned n = plain != nullptr ? plain->threads() : 1;
+  const dim3 dim = plain != nullptr ? plain->block_dim() : dim3(1, 1, 1);
+  uint3 index{0, 0, 0};
+  for (unsigned t = 0; t < n; ++t) {
+    if (plain != nullptr) {
+      plain->enter_plain(t, index);
+      ::threadIdx = index;
+    }
+    kernel();
+    if (plain == nullptr) return false;
+    if (plain->promoted()) return true;  // thread t turned the block into fibers and has finished
+    plain->exit_plain();
+    // Counted, not divided: three divisions a thread cost as much as a small kernel's whole thread.
+    if (++index.x == dim.x) {
+      index.x = 0;
+      if (++index.y == dim.y) {
+        index.y = 0;
+        ++index.z;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace musaport::cpu
 
 // The launch entry point used by rewritten `<<<...>>>` launches.
 template <class Body>
 inline void musaport_launch(dim3 grid, dim3 block, size_t shmem, musaStream_t stream, Body&& body) {
   using Callable = std::remove_reference_t<Body>;
-  const musaport::cpu::KernelBody erased{
-      [](void* object) { (*static_cast<Callable*>(object))(); },
-      const_cast<void*>(static_cast<const void*>(std::addressof(body)))};
+  const musaport::cpu::KernelBody erased{&musaport::cpu::run_threads<Callable>,
+                                         const_cast<void*>(static_cast<const void*>(std::addressof(body)))};
   musaport::cpu::launch(grid, block, shmem, stream, erased);
 }
 
