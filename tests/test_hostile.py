@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -311,10 +312,15 @@ def test_oversized_source_is_skipped_with_a_warning(src: Path, tmp_path: Path) -
 
 
 def test_edit_keeping_size_and_mtime_is_seen(src: Path, tmp_path: Path) -> None:
-    """A source written just before the run is "racy": the next run compares its hash."""
+    """A source written just before the run is "racy": the next run compares its hash.
+
+    Its mtime is set a minute ahead, so it is still within the racy window when the run writes its
+    cache however long a loaded machine makes that run (a write in the same clock tick as the cache's)."""
     target = src / CUDA / "ReduceSum.cu"
     text = target.read_text()
     target.write_text(text + "// version A\n")
+    ahead = time.time_ns() + 60_000_000_000
+    os.utime(target, ns=(ahead, ahead))
     out = tmp_path / "out"
     assert port(src, out).returncode == 0
     st = target.stat()
