@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CACHE, FIXTURE_TREE, musaport, tree_digest
+from conftest import CACHE, FIXTURE_TREE, ROOT, musaport, tree_digest
 from musaport.validate.compile.buildenv import aten_ops_headers, config_headers
 from musaport.ops.exclusions import Exclusion, rule_for
 from musaport.ops.emit_registration import registration_source
@@ -301,3 +302,18 @@ def test_an_edited_yaml_regenerates_only_what_it_changes(tmp_path: Path) -> None
     after = tree_digest(out / TREE)
     assert {rel for rel in after if after[rel] != before.get(rel)} == {"musa_functions.yaml"}
     assert '"abs.out"' not in (out / TREE / "musa_functions.yaml").read_text()
+
+
+@pytest.mark.shared
+def test_out_and_inplace_checks_say_what_torchgens_say(pytorch_260: Path) -> None:
+    """PyTorch's tests match the messages of torchgen's ``resize_out`` and ``check_inplace`` (test_ops.py's
+    test_errors for mean, gather, aminmax: "Expected out tensor to have dtype"); the registration's own
+    checks must raise the same words, read here from the release's torchgen."""
+    torchgen = (pytorch_260 / "torchgen" / "dest" / "register_dispatch_key.py").read_text(encoding="utf-8")
+    checks = re.search(r"void resize_out\(.*?\nvoid check_inplace\(.*?\n}\n", torchgen, re.S)
+    assert checks, "the release's torchgen has no resize_out/check_inplace"
+    literals = re.compile(r'(?<!")"([^"\n]+)"(?!")')  # C++ string literals, not the Python quotes around them
+    theirs = {s for s in literals.findall(checks.group(0)) if s.strip()}
+    assert "Expected out tensor to have dtype " in theirs
+    ours = set(literals.findall((ROOT / "templates" / "RegisterMUSA.cpp.j2").read_text(encoding="utf-8")))
+    assert sorted(theirs - ours) == []
