@@ -456,6 +456,57 @@ def test_a_class_for_the_cpu_and_cuda_runs_on_the_device_and_a_cuda_only_one_doe
     assert (result.passed, result.failed, result.skipped, result.errors) == (1, 0, 0, 0), result
 
 
+CUDA_EXPECTED_FAILURES = '''
+import unittest
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, ops
+from torch.testing._internal.common_utils import TestCase
+from torch.testing._internal.common_dtype import _dispatch_dtypes
+from torch.testing._internal.opinfo.core import DecorateInfo, OpInfo
+
+
+def no_samples(op, device, dtype, requires_grad, **kwargs):
+    yield from ()
+
+
+fake = OpInfo("fake_op", op=torch.add, dtypes=_dispatch_dtypes((torch.float32,)), sample_inputs_func=no_samples, decorators=(
+    DecorateInfo(unittest.expectedFailure, "TestDecorated", "test_fails_on_cuda", device_type="cuda"),
+    DecorateInfo(unittest.expectedFailure, "TestDecorated", "test_passes_though_cuda_fails", device_type="cuda"),
+    DecorateInfo(unittest.expectedFailure, "TestDecorated", "test_fails_on_the_cpu_only", device_type="cpu"),
+))
+
+
+class TestDecorated(TestCase):
+    @ops([fake])
+    def test_fails_on_cuda(self, device, dtype, op):
+        raise AssertionError("UserWarning not triggered : Resized a non-empty tensor but did not warn about it.")
+
+    @ops([fake])
+    def test_passes_though_cuda_fails(self, device, dtype, op):
+        pass
+
+    @ops([fake])
+    def test_fails_on_the_cpu_only(self, device, dtype, op):
+        raise AssertionError("the port's own failure")
+
+
+instantiate_device_type_tests(TestDecorated, globals())
+'''
+
+
+@pytest.mark.torch
+def test_an_expected_failure_on_cuda_is_a_skip_that_says_so_on_the_device(python: Path, tmp_path: Path) -> None:
+    """An OpInfo's expected failure for CUDA holds for the device, which runs CUDA's kernels: its failure is
+    a skip whose reason says so; a pass stays a pass; an expected failure for another device is not the
+    device's, so that test fails."""
+    result = _on_fake_device(python, tmp_path, "test_decorated.py", CUDA_EXPECTED_FAILURES, FAKE_PRIVATEUSE1)
+    assert (result.passed, result.failed, result.skipped, result.errors) == (1, 1, 1, 0), result
+    assert result.cpu_too == 0 and "test_fails_on_the_cpu_only" in result.first_failures[0], result
+    [(reason, tests, _)] = result.skip_reasons
+    assert reason.startswith("expected failure on CUDA, whose kernels the device runs: AssertionError: "), reason
+    assert "did not warn" in reason and tests == 1
+
+
 def _on_fake_device(python: Path, tmp_path: Path, name: str, text: str, loader_text: str):
     """The result of test file ``name`` (``text``) run on a fake PrivateUse1 device the loader registers."""
     from musaport.validate.opinfo.tests import run_test_files
