@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, musaport, stand_in_clang
-from musaport.validate.cpu.shared_alias import alias_flags
+from musaport.validate.cpu.shared_alias import alias_flags, library_files
 from musaport.validate.run.kernels import fixture_kernels
 
 KERNELS = sorted(p.stem for p in (ROOT / "fixtures" / "kernels").glob("*.cu"))
@@ -255,6 +255,39 @@ def test_extern_shared_symbols_alias_the_runtime_buffer() -> None:
         "-Wl,--defsym=__tls_init=musaport_tls_init_noop",
         "-Wl,--defsym=smem=musaport_dynamic_shared_tls",
     ]
+
+
+# An extension's object that calls a dispatcher handle (``op.call``) reads libc10's dispatch-key state inline.
+EXTENSION_OBJECT = """
+   198: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND smem
+   199: 0000000000000000     0 TLS     GLOBAL DEFAULT  UND _ZN3c104impl26raw_local_dispatch_key_setE
+   200: 0000000000000000     0 NOTYPE  WEAK   DEFAULT  UND _ZTHN3c104impl26raw_local_dispatch_key_setE
+"""
+LIBC10_DYNAMIC = """
+Symbol table '.dynsym' contains 2 entries:
+   Num:    Value          Size Type    Bind   Vis      Ndx Name
+  1544: 0000000000000008    16 TLS     GLOBAL DEFAULT   14 _ZN3c104impl26raw_local_dispatch_key_setE
+  1545: 0000000000000000     0 FUNC    GLOBAL DEFAULT  UND memcpy@GLIBC_2.14 (3)
+"""
+
+
+def test_a_thread_local_a_linked_library_defines_stays_the_librarys() -> None:
+    """Aliased, the module had a zeroed copy of libc10's state: guards below autograd went unseen and
+    torchvision's autograd kernels called themselves until the stack overflowed."""
+    assert alias_flags(EXTENSION_OBJECT, LIBC10_DYNAMIC) == ["-Wl,--defsym=smem=musaport_dynamic_shared_tls"]
+    assert "-Wl,--defsym=_ZN3c104impl26raw_local_dispatch_key_setE=musaport_dynamic_shared_tls" in \
+        alias_flags(EXTENSION_OBJECT)  # what the link did when it did not look at the libraries
+
+
+def test_the_libraries_a_link_names_are_found_in_its_folders(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for lib in ("a/libc10.so", "b/libc10.so", "b/libtorch_cpu.so", "b/libmine.so.1"):
+        (tmp_path / lib).write_bytes(b"")
+    args = [f"-L{tmp_path / 'a'}", f"-L{tmp_path / 'b'}", "-lc10", "-ltorch_cpu", "-lnowhere", "-l:libmine.so.1",
+            f"-Wl,-rpath,{tmp_path}", str(tmp_path / "b/libc10.so"), "-lc10"]
+    assert library_files(args) == [str(tmp_path / p) for p in ("a/libc10.so", "b/libtorch_cpu.so",
+                                                                "b/libmine.so.1", "b/libc10.so")]
 
 
 def _ported_tree(tmp_path: Path, name: str, text: str) -> Path:

@@ -62,7 +62,7 @@ def test_vecops_compiles_builds_loads_and_passes_its_tests_on_musa(pt_out: Path,
     assert module["name"] == "vecops._C" and module["loaded"]
     assert sorted(module["sources"]) == ["csrc/musa/scale_musa.mu", "csrc/musa/shift_musa.mu", "csrc/vecops.cpp"]
     tests = report["tests"]
-    assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (8, 0, 1, 0)
+    assert (tests["passed"], tests["failed"], tests["skipped"], tests["errors"]) == (9, 0, 1, 0)
     # test_cpu_path runs on the CPU and test_empty holds no data: neither allocates on musa
     assert (tests["passed_off_device"], tests["failed_off_device"]) == (2, 0)
     assert "(2 passed and 0 failed or errors without allocating on musa)" in done.stdout
@@ -233,7 +233,7 @@ def test_a_hand_patch_laid_over_the_port_is_what_builds_and_is_tested(pt_out: Pa
     assert f"NOTE patch {patch} laid over the port: setup.py" in done.stdout
     (module,) = report["build"]["modules"]
     assert module["loaded"] and report["build"]["dropped"] == []
-    assert (report["tests"]["passed"], report["tests"]["failed"]) == (8, 0)
+    assert (report["tests"]["passed"], report["tests"]["failed"]) == (9, 0)
     assert "--patch shift.patch" in report["command"]
     assert f"`{patch}`: `setup.py`" in (ext / "validate_extension_report.md").read_text()
     assert (tree_digest(ext / "generated_cuda_compatible"), tree_digest(project)) == before
@@ -402,7 +402,7 @@ def test_one_command_ports_compiles_builds_and_tests_the_project(pt_out: Path, t
     assert report["port"]["source"] == str(VECOPS) and report["port"]["ported"] >= 3
     assert f"{report['port']['files']} files, {report['port']['ported']} ported" in port_line
     assert report["command"].startswith("musaport validate --extension --src PROJECT --out EXT_OUT")
-    assert (report["tests"]["passed"], report["tests"]["failed"]) == (8, 0)
+    assert (report["tests"]["passed"], report["tests"]["failed"]) == (9, 0)
     assert "| 1. port (`musaport run --src`) |" in (ext / "validate_extension_report.md").read_text()
     # the port is the one run --src makes: a second run over it writes nothing
     again = musaport("run", "--src", str(VECOPS), "--out", str(ext), "-q")

@@ -1,12 +1,19 @@
 """Which link flags give ``extern __shared__`` arrays their storage: a pure function of ``readelf -sW``'s text.
 
-Standalone (only ``re``): the device build imports it through ``cpu.link``, and ``validate --extension``
-copies it beside its stand-in ``torch_musa``, whose extension builds link the same way in the torch
-environment, where musaport is not installed.
+A thread-local that a linked library defines is that library's, never an array: ``op.call`` of a
+dispatcher handle reads libc10's ``raw_local_dispatch_key_set`` inline, and an alias gave the module a
+zeroed copy of its own, so the guards that step below autograd went unseen and torchvision's autograd
+kernels called themselves until the stack overflowed.  The libraries' dynamic symbols (``readelf
+--dyn-syms -W``) say which names they define; ``library_files`` finds them from the link's flags.
+
+Standalone (only ``os`` and ``re``): the device build imports it through ``cpu.link``, and
+``validate --extension`` copies it beside its stand-in ``torch_musa``, whose extension builds link the
+same way in the torch environment, where musaport is not installed.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 DYNAMIC_SHARED = "musaport_dynamic_shared_tls"
@@ -25,14 +32,19 @@ def symbols(readelf_output: str) -> list[tuple[str, str, str]]:
     return rows
 
 
-def alias_flags(readelf_output: str) -> list[str]:
-    """``-Wl,--defsym`` flags for extern-shared symbols and unresolved TLS init hooks."""
+def alias_flags(readelf_output: str, libraries_readelf: str = "") -> list[str]:
+    """``-Wl,--defsym`` flags for extern-shared symbols and unresolved TLS init hooks.
+
+    ``libraries_readelf``: the dynamic symbols of the libraries the link names; what they define is
+    resolved by them at load time and is not aliased."""
     rows = symbols(readelf_output)
     defined = {name for _, ndx, name in rows if ndx != "UND"} - _locals(readelf_output)
+    provided = {name.split("@")[0] for _, ndx, name in symbols(libraries_readelf) if ndx != "UND"}
+    defined |= provided
     flags = []
     for kind, ndx, name in sorted(set(rows), key=lambda r: r[2]):
-        if ndx != "UND" or name in defined:
-            continue
+        if ndx != "UND" or name in defined or name.startswith("_ZTH") and f"_Z{name[4:]}" in provided:
+            continue  # a library's thread-local keeps the library's init hook, if it has one
         if kind == "TLS" and not _RUNTIME_TLS.match(name):
             flags.append(f"-Wl,--defsym={name}={DYNAMIC_SHARED}")
         elif name.startswith("_ZTH") or name == "__tls_init":
@@ -50,3 +62,19 @@ def _locals(readelf_output: str) -> set[str]:
         if len(cols) >= 8 and cols[0].endswith(":") and cols[0][:-1].isdigit() and cols[6] != "UND":
             (local if cols[4] == "LOCAL" else other).add(cols[7])
     return local - other
+
+
+def library_files(link_args: list[str]) -> list[str]:
+    """The shared libraries a link's flags name: each ``-lNAME`` as the first ``libNAME.so`` in its ``-L``
+    folders (``-l:FILE`` as FILE), and each ``.so`` given by path, in order and once."""
+    dirs = [a[2:] for a in link_args if a.startswith("-L") and len(a) > 2]
+    found: list[str] = []
+    for arg in link_args:
+        if arg.startswith("-l") and len(arg) > 2:
+            name = arg[3:] if arg.startswith("-l:") else f"lib{arg[2:]}.so"
+            path = next((os.path.join(d, name) for d in dirs if os.path.isfile(os.path.join(d, name))), None)
+        else:
+            path = arg if re.search(r"\.so(\.\d+)*$", arg) and os.path.isfile(arg) else None
+        if path is not None and path not in found:
+            found.append(path)
+    return found

@@ -213,7 +213,7 @@ class CMakeBuilder:
 
     def link(self, objects: list[Path], library: Path) -> tuple[Path | None, dict[str, set[Path]], str]:
         """The library (copied to ``library``), or the undefined symbols with the objects calling them."""
-        self.alias_flags = link_flags(objects)
+        self.alias_flags = link_flags(objects, self.link_libraries)
         self.write_inputs(*self._inputs)
         done = _run_env([self.ninja, f"-j{max(1, self.jobs)}", TARGET], self.build, self.environment())
         built = self.build / f"lib{TARGET}.so"
