@@ -579,6 +579,54 @@ def test_a_build_that_probes_for_the_musa_compiler_finds_the_stand_in(tmp_path: 
     assert (site / "bin/mcc").is_file() and env["PATH"].split(os.pathsep)[0] == str(site / "bin")
 
 
+PARALLEL_COMPILE = """
+import importlib.util, os, sys, threading
+from setuptools._distutils.ccompiler import new_compiler
+
+# the module alone: the package's __init__ loads a device this test has not built
+spec = importlib.util.spec_from_file_location("musa_extension", sys.argv[2])
+musa_extension = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(musa_extension)
+
+compiler = new_compiler()
+compiler.src_extensions += [".mu"]  # as the stand-in's BuildExtension tells it
+met = threading.Barrier(2, timeout=10)  # passed only when two sources compile at once
+compiled = []
+
+def _compile(obj, src, ext, cc_args, extra_postargs, pp_opts):
+    met.wait()
+    compiled.append(os.path.basename(src))
+
+compiler._compile = _compile
+compile = musa_extension._parallel_compile(compiler, musa_extension._max_jobs())
+objects = compile(["a.cpp", "b.mu"], output_dir=sys.argv[1])
+print(musa_extension._max_jobs(), sorted(compiled), [os.path.basename(o) for o in objects])
+"""
+
+
+@pytest.mark.torch
+def test_an_extensions_sources_compile_max_jobs_at_a_time(torch_env, tmp_path: Path) -> None:
+    """setuptools compiles an extension's sources one by one; the stand-in compiles ``MAX_JOBS`` of them at
+    once (validate --extension sets it from -j), as torch's Ninja build would. Two sources meet at a barrier
+    only when they compile together; one job at a time, the barrier breaks."""
+    import subprocess
+
+    from musaport.validate.extension.build import Device, environment, stand_in
+
+    device = Device(tmp_path / "libdevice.so", tmp_path, tmp_path / "view", torch_env.python, tmp_path / "inc",
+                    "2.6.0")
+    site = stand_in(tmp_path / "state", device)
+    env = environment(OutDir(tmp_path / "out"), site, device, {}, jobs=2)
+    assert env["MAX_JOBS"] == "2"
+    run = [str(torch_env.python), "-c", PARALLEL_COMPILE, str(tmp_path / "obj"),
+           str(site / "torch_musa/utils/musa_extension.py")]
+    done = subprocess.run(run, env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "2 ['a.cpp', 'b.mu'] ['a.o', 'b.o']"
+    one = subprocess.run(run, env=dict(env, MAX_JOBS="1"), capture_output=True, text=True, cwd=tmp_path)
+    assert one.returncode != 0 and "BrokenBarrierError" in one.stderr
+
+
 def test_other_ported_extensions_come_before_the_tests_packages(tmp_path: Path) -> None:
     """The order of the tests' path: the stand-in and loader, the project, each --with-extension, and only
     then what --test-deps installed (which may hold the package index's build of a companion's package)."""

@@ -312,10 +312,11 @@ def _last_line(done: subprocess.CompletedProcess) -> str:
     return lines[-1] if lines else f"exit {done.returncode}"
 
 
-def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) -> dict[str, str]:
+def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str], jobs: int = 1) -> dict[str, str]:
     """The build's variables: the stand-in first on the path, the compiler through the cache (its base
-    folder the one above OUT and PT_OUT, ``cache_base``), the user's ``--build-env`` last. The tests'
-    packages (``install_deps``) come after the loader, when there are any."""
+    folder the one above OUT and PT_OUT, ``cache_base``), ``MAX_JOBS`` (torch's name for how many sources
+    an extension compiles at once; the stand-in honours it) from ``-j``, the user's ``--build-env`` last.
+    The tests' packages (``install_deps``) come after the loader, when there are any."""
     cxx = str(site / "bin/c++")
     env = dict(os.environ)
     deps = site.parent / EXTENSION_DEPS
@@ -323,7 +324,7 @@ def environment(out: OutDir, site: Path, device: Device, extra: dict[str, str]) 
     env["PATH"] = os.pathsep.join([str((site / MCC).parent), env.get("PATH", os.defpath)])
     env.update(PYTHONPATH=os.pathsep.join(path), CC=cxx, CXX=cxx,
                LDSHARED=f"{cxx} -pthread -shared", MUSAPORT_DEVICE_LIBRARY=str(device.library),
-               MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS="1",
+               MUSAPORT_DEVICE_LOADER=str(device.loader_dir / LOADER), MAX_JOBS=str(max(1, jobs)),
                TORCH_EXTENSIONS_DIR=str(site.parent / EXTENSION_JIT))
     env.setdefault("CCACHE_DIR", str(user_cache() / "ccache"))
     env.update(CCACHE_BASEDIR=str(cache_base(out.root, device.view)), CCACHE_NOHASHDIR="1")
@@ -369,7 +370,7 @@ def tests_folder(tree: Path, out: OutDir) -> Path:
 
 
 def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str], log,
-              patches: tuple[Path, ...] = ()) -> BuildResult:
+              patches: tuple[Path, ...] = (), jobs: int = 1) -> BuildResult:
     """``python setup.py build_ext --inplace`` in the build tree; the modules it made, each loaded."""
     import time
 
@@ -390,7 +391,7 @@ def run_build(out: OutDir, state: Path, device: Device, extra_env: dict[str, str
     cmd = [str(device.python), "setup.py", "build_ext", "--inplace", "--build-temp", str(temp)]
     command = f"cd {setup.parent.relative_to(tree).as_posix() or '.'} && python setup.py build_ext --inplace"
     log(f"musaport: building {setup.relative_to(tree)} ({command})")
-    env = environment(out, site, device, extra_env)
+    env = environment(out, site, device, extra_env, jobs)
     try:
         done = subprocess.run(cmd, cwd=setup.parent, env=env, capture_output=True, text=True, timeout=BUILD_SECONDS,
                               stdin=subprocess.DEVNULL, preexec_fn=children.tied_to_this_process())

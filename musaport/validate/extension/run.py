@@ -118,7 +118,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     deps_error = phase_build.install_deps(state, device, test_deps, log)
     if deps_error:
         echo(f"FAIL {deps_error}")
-    built = phase_build.run_build(out, state, device, build_env, log, patches)
+    built = phase_build.run_build(out, state, device, build_env, log, patches, jobs)
     for applied in built.patches:
         echo(f"NOTE patch {applied['patch']} laid over the port: {', '.join(applied['files'])}")
     echo(f"{'PASS' if built.ok else 'FAIL'} build ({built.command})" + ("" if built.ok else f": {built.error}"))
@@ -148,7 +148,7 @@ def validate_extension(out: OutDir, torch: Path | None, jobs: int, build_env: di
     test_files: list[phase_tests.TestFile] = []
     if built.ok:
         root = phase_build.tests_folder(tree, out)
-        env = phase_build.environment(out, state / "site", device, build_env)
+        env = phase_build.environment(out, state / "site", device, build_env, jobs)
         sources = sorted({s for m in built.modules for s in m.sources})
         phase_build.clear_jit_records(state)
         test_files = phase_tests.run_tests(tree, root, phase_tests.find_tests(tree, patterns), device, env, state,
