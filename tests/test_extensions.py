@@ -352,9 +352,56 @@ def test_not_cuda_code(text: str) -> None:
     ("TORCH_LIBRARY_IMPL(ops, AutogradCUDA, m) {}\n", "TORCH_LIBRARY_IMPL"),
     ('#include "ATen/cuda/CUDAContext.h"\n', "ATen/cuda/"),
     ("k<<<1, 1>>>();\n", "<<<"),
+    ("TORCH_LIBRARY_IMPL(ops, Autocast, m) {}\n", "TORCH_LIBRARY_IMPL(ops, Autocast,"),
+    ("c10::impl::ExcludeDispatchKeyGuard g(c10::DispatchKey::Autocast);\n", "DispatchKey::Autocast"),
+    ("auto y = at::autocast::cached_cast(at::kFloat, x.contiguous());\n", "autocast::cached_cast"),
+    ("if (at::autocast::is_enabled()) {}\n", "autocast::is_enabled()"),
 ])
 def test_cuda_code(text: str, what: str) -> None:
     assert cuda_evidence(text).startswith(f"uses CUDA: {what}")
+
+
+@pytest.mark.parametrize("text", [
+    "TORCH_LIBRARY_IMPL(ops, AutocastCPU, m) {}\n",
+    "auto y = at::autocast::cached_cast(at::kFloat, x, c10::DeviceType::CPU);\n",
+])
+def test_another_devices_autocast_is_not_cuda_code(text: str) -> None:
+    assert cuda_evidence(text) == ""
+
+
+# torchvision's autocast wrappers: CUDA's autocast without the word CUDA anywhere in the file.
+AUTOCAST_WRAPPER = """\
+#include <ATen/autocast_mode.h>
+#include <torch/library.h>
+
+at::Tensor pool(const at::Tensor& x);
+
+at::Tensor pool_autocast(const at::Tensor& x) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::Autocast);
+  return pool(at::autocast::cached_cast(at::kFloat, x)).to(x.scalar_type());
+}
+
+TORCH_LIBRARY_IMPL(ops, Autocast, m) {
+  m.impl("ops::pool", pool_autocast);
+}
+"""
+
+
+def test_an_autocast_wrapper_that_never_says_cuda_is_ported(tmp_path: Path) -> None:
+    """Left out as "no CUDA API in its code", torchvision's roi_pool autocast kernel stayed registered for
+    CUDA's autocast and cast nothing on musa: its autocast tests failed on mixed dtypes."""
+    src = tmp_path / "proj"
+    (src / "csrc/cuda").mkdir(parents=True)
+    (src / "csrc/cuda/pool.cu").write_text("__global__ void k() {}\n")
+    (src / "csrc/autocast").mkdir()
+    (src / "csrc/autocast/pool_autocast.cpp").write_text(AUTOCAST_WRAPPER)
+    done = port(src, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    ported = (tmp_path / "out/generated_cuda_compatible/csrc/autocast/pool_autocast.cpp").read_text()
+    assert "DispatchKey::AutocastPrivateUse1" in ported and "TORCH_LIBRARY_IMPL(ops, AutocastPrivateUse1, m)" in ported
+    assert "cached_cast(at::kFloat, x, c10::DeviceType::PrivateUse1)" in ported
+    report = json.loads((tmp_path / "out/porting_report.json").read_text())
+    assert "csrc/autocast/pool_autocast.cpp" not in [s["path"] for s in report["skipped"]]
 
 
 NO_RENAMES = Paths.of({"csrc/cuda/k.cu": "csrc/musa/k.mu"}, frozenset({"csrc/cuda/k.cu", "csrc/x.cpp"}))

@@ -52,6 +52,11 @@ _CUDA_USE = re.compile(
     r"|(?:at|c10|torch)::cuda\b|is_cuda\b|kCUDA\b|DeviceType::CUDA\b|(?:WITH|USE)_CUDA\b"
     r"|(?:AT|C10|TORCH)_CUDA\w*|\w*CUDA(?:Stream|Guard|Event|CachingAllocator|GeneratorImpl)\w*"
     r"|DispatchKey::\w*CUDA\b|TORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*\w*CUDA\s*,"
+    # CUDA's autocast without the word: the key's old alias (Autocast = AutocastCUDA), and the calls whose
+    # device defaults to CUDA (cached_cast of two arguments, is_enabled(), get_autocast_gpu_dtype())
+    r"|TORCH_LIBRARY_IMPL\s*\(\s*\w+\s*,\s*Autocast\s*,|DispatchKey::Autocast\b"
+    r"|autocast::cached_cast\s*\(\s*(?:[^(),]|\([^()]*\))+,\s*(?:[^(),]|\([^()]*\))+\)"
+    r"|autocast::(?:is_enabled|get_autocast_gpu_dtype)\s*\(\s*\)"
     r"|__global__|__device__"
     r"|nv_(?:bfloat16|half)\w*|make_cu(?:da)?[A-Z]\w*|THC[A-Z]\w*|nvshmem\w*|NVSHMEM_\w+"
     r")|<<<|<<\s+<"
