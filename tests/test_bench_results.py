@@ -74,7 +74,8 @@ def test_a_changed_run_is_caught(tmp_path: Path):
     assert "14.6×" not in emulation().table(after, before)
 
 
-@pytest.mark.parametrize("run", ["extension-proof-spline-conv", "extension-proof-spline-conv-idle"])
+@pytest.mark.parametrize("run", ["extension-proof-spline-conv", "extension-proof-spline-conv-idle",
+                                 "extension-proof-spline-conv-idle-serial"])
 def test_the_extension_proof_table_is_the_run(run: str):
     """docs/benchmarks.md quotes bench/extension_proof.py's table of each run kept in bench/results/."""
     spec = importlib.util.spec_from_file_location("extension_proof", ROOT / "bench" / "extension_proof.py")
