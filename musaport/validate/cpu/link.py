@@ -15,20 +15,18 @@ import subprocess
 from pathlib import Path
 
 from musaport import children
-from musaport.validate.cpu.shared_alias import alias_flags, library_files
+from musaport.validate.cpu.shared_alias import alias_flags, library_symbols
 
 
 def link_flags(objects: list[Path], link_args: list[str] = ()) -> list[str]:
     """The alias flags for linking ``objects`` into one program with the libraries ``link_args`` name
     (``-L``, ``-l``): a thread-local one of them defines is theirs, not an array's."""
-    libraries = "\n".join(_readelf(Path(lib), "--dyn-syms") for lib in library_files(list(link_args)))
-    return alias_flags("\n".join(_readelf(o) for o in objects), libraries)
+    return alias_flags("\n".join(_readelf(o) for o in objects), library_symbols(list(link_args)))
 
 
-def _readelf(obj: Path, table: str = "-s") -> str:
-    """``readelf -W`` of one object's symbols (``table``: ``-s``, or ``--dyn-syms`` for a library); a
-    failure is an error (the object was just built, the library is linked)."""
-    done = children.run(["readelf", table, "-W", str(obj)], cwd=obj.parent)
+def _readelf(obj: Path) -> str:
+    """``readelf -sW`` of one object; a failure is an error (the object was just built)."""
+    done = children.run(["readelf", "-sW", str(obj)], cwd=obj.parent)
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
     return done.stdout

@@ -6,15 +6,17 @@ zeroed copy of its own, so the guards that step below autograd went unseen and t
 kernels called themselves until the stack overflowed.  The libraries' dynamic symbols (``readelf
 --dyn-syms -W``) say which names they define; ``library_files`` finds them from the link's flags.
 
-Standalone (only ``os`` and ``re``): the device build imports it through ``cpu.link``, and
+Standalone (only the standard library): the device build imports it through ``cpu.link``, and
 ``validate --extension`` copies it beside its stand-in ``torch_musa``, whose extension builds link the
 same way in the torch environment, where musaport is not installed.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import subprocess
 
 DYNAMIC_SHARED = "musaport_dynamic_shared_tls"
 INIT_NOOP = "musaport_tls_init_noop"
@@ -78,3 +80,18 @@ def library_files(link_args: list[str]) -> list[str]:
         if path is not None and path not in found:
             found.append(path)
     return found
+
+
+def library_symbols(link_args: list[str]) -> str:
+    """``readelf --dyn-syms -W`` of the libraries a link's flags name (``library_files``), read once per
+    process for the same libraries: an extension's modules and a device build's rounds link the same
+    torch libraries, and libtorch_cpu's table alone is 85,000 lines."""
+    return _dynamic_symbols(tuple(library_files(link_args)))
+
+
+@functools.lru_cache(maxsize=None)
+def _dynamic_symbols(libraries: tuple[str, ...]) -> str:
+    if not libraries:
+        return ""
+    return subprocess.run(["readelf", "--dyn-syms", "-W", *libraries], capture_output=True, text=True,
+                          check=True).stdout
