@@ -748,6 +748,7 @@ __global__ void promoted(unsigned* out) {
   o[0] = threadIdx.x; o[1] = threadIdx.y; o[2] = threadIdx.z;
   if (t < 32) return;
   o[3] = __shfl_down_sync(0xffffffffu, t, 1);
+  o[0] = threadIdx.x;  // read again after the switches: this fiber's own index, not the last one entered
 }
 int check(const unsigned* out, dim3 grid, dim3 block, bool shuffled) {
   const unsigned n = block.x * block.y * block.z;
@@ -769,7 +770,7 @@ int main() {
   musaMallocManaged(&out, 4 * 3 * 128 * sizeof(unsigned));
   for (int round = 0; round < 2; ++round) {  // a plain block after a promoted one, and the reverse
     musaMemset(out, 0, 4 * 3 * 128 * sizeof(unsigned));
-    musaport_launch(dim3(3), dim3(5, 3, 4), 0, 0, indices, out);
+    musaport_launch(dim3(3), dim3(5, 3, 4), 0, 0, [=]() { indices(out); });  // as ported launches are
     if (musaDeviceSynchronize() != musaSuccess || check(out, dim3(3), dim3(5, 3, 4), false)) return 1;
     musaMemset(out, 0, 4 * 3 * 128 * sizeof(unsigned));
     musaport_launch(dim3(3), dim3(8, 8, 2), 0, 0, promoted, out);
@@ -798,3 +799,43 @@ def test_block_threads_see_their_indices_before_and_after_promotion(tmp_path: Pa
                    check=True)
     ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0 and ran.stdout == "PASS\n", ran.stdout + ran.stderr
+
+
+INDICES_DRIVER = r"""
+#include <dlfcn.h>
+#include <cstdio>
+int main(int, char** argv) {
+  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) { std::printf("%s\\n", dlerror()); return 2; }
+  return reinterpret_cast<int (*)()>(dlsym(lib, "run_checks"))();
+}
+"""
+
+
+@pytest.mark.compiles
+def test_a_dlopened_kernel_looks_up_its_indices_once_per_block_not_per_thread(tmp_path: Path, gxx: str) -> None:
+    """The device is a dlopen'd library whose thread-locals take the general-dynamic model: each read of a
+    thread-local variable is a __tls_get_addr call, which GCC does not hoist from the loop over a block's
+    threads. threadIdx and blockIdx go through a const accessor instead, called once per block: the
+    compiled loop has no TLS lookup of its own, and every thread, plain or fiber, still sees its indices."""
+    import subprocess
+
+    from musaport.resources import shim_include
+    from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
+    from musaport.validate.run.kernels import CXX
+
+    cpp, lib, driver = tmp_path / "indices.cpp", tmp_path / "libindices.so", tmp_path / "driver.cpp"
+    cpp.write_text(THREAD_INDICES.replace("int main()", 'extern "C" int run_checks()'))
+    driver.write_text(INDICES_DRIVER)
+    subprocess.run([CXX, "-std=c++17", "-fPIC", "-shared", "-pthread", *KERNEL_OPT_FLAGS, f"-I{shim_include()}",
+                    str(cpp), "-o", str(lib)], check=True)
+    subprocess.run([CXX, str(driver), "-o", str(tmp_path / "driver"), "-ldl"], check=True)
+    ran = subprocess.run([str(tmp_path / "driver"), str(lib)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stdout == "PASS\n", ran.stdout + ran.stderr
+
+    disassembly = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", str(lib)], capture_output=True,
+                                 text=True, check=True).stdout
+    functions = {body.split(">:", 1)[0]: body for body in disassembly.split("\n\n") if ">:" in body}
+    thread_loop = next(body for name, body in functions.items() if "run_threads<run_checks::{lambda()" in name)
+    assert "__tls_get_addr" not in thread_loop  # the kernel inlined into the loop over the block's threads
+    assert thread_loop.count("musaport_indices_here") == 1

@@ -40,8 +40,32 @@ extern const __device__ musaport_builtin_grid_dim gridDim;
 // CPU mode: one copy per OS thread (worker).  The scheduler rewrites them
 // whenever it switches to another GPU thread, so a fiber always reads its own
 // indices without any per-fiber thread_local state.
-inline thread_local uint3 threadIdx{0, 0, 0};
-inline thread_local uint3 blockIdx{0, 0, 0};
+//
+// threadIdx and blockIdx, read in every GPU thread and often several times,
+// are reached through musaport_indices_here(), which GCC may call once per
+// function and keep out of loops: it is declared const, as glibc declares
+// errno's __errno_location, because a function's activation never changes
+// OS thread (a block's fibers stay on the OS thread that runs the block).
+// Read as thread_local variables, each use cost a general-dynamic TLS lookup
+// (a __tls_get_addr call: the device library's TLS segment, which holds the
+// kernels' shared memory, is too large for the initial-exec model), three
+// lookups a GPU thread in PyTorch's elementwise kernels, which GCC did not
+// hoist from the loop over the block's threads.  Macros, since a member
+// access (`threadIdx.x`) cannot go through a function otherwise; blockDim and
+// gridDim stay variables, because code names parameters and locals after
+// them (`int blockDim` in cuSPARSE's BSR API, `dim3 blockDim(16, 16)`).
+struct musaport_indices {
+  uint3 thread_idx{0, 0, 0};
+  uint3 block_idx{0, 0, 0};
+};
+// Default visibility: one object per OS thread for the whole process, so a kernel of an extension's
+// library reads what the launch code of another library (the device's) wrote.
+inline thread_local musaport_indices musaport_indices_tls;
+[[gnu::const, gnu::noinline, gnu::visibility("hidden")]] inline musaport_indices* musaport_indices_here() noexcept {
+  return &musaport_indices_tls;
+}
+#define threadIdx (musaport_indices_here()->thread_idx)
+#define blockIdx (musaport_indices_here()->block_idx)
 inline thread_local dim3 blockDim{1, 1, 1};
 inline thread_local dim3 gridDim{1, 1, 1};
 #endif

@@ -117,7 +117,9 @@ class BlockRunner {
  public:
   bool active() const { return active_; }
   const uint3& block_index() const { return block_; }
-  const Lane& current() const { return *current_; }
+  // The running GPU thread.  In plain mode its lane is written here, when something asks for it (a
+  // barrier, a warp operation, a fault), not by the loop over the block's threads (see enter_plain).
+  const Lane& current() { return self_lane(); }
 
   // Run every thread of one block to completion, or until one of them
   // faults (the block's other threads are then abandoned: see fault()).
@@ -132,23 +134,13 @@ class BlockRunner {
     return fault_;
   }
 
-  // ---- plain mode, for KernelBody::run's loop over the block's threads (launch.h), which also
-  // sets threadIdx.  Lanes are filled in as they run (and by promote() for the rest), not per block.
+  // ---- plain mode, for KernelBody::run's loop over the block's threads (launch.h), which sets
+  // threadIdx and nothing else per thread: a plain thread's lane is written only if it synchronises
+  // or faults (self_lane), and the lanes of the threads that ran before are marked exited only if
+  // the block is promoted (promote).  Writing a lane per thread cost as much as a small kernel's body.
   unsigned threads() const { return n_; }
   dim3 block_dim() const { return dim_; }
   bool promoted() const { return promoted_; }
-  void enter_plain(unsigned id, uint3 index) {
-    Lane& lane = lanes_[id];
-    lane.id = id;
-    lane.index = index;
-    lane.state = LaneState::Running;
-    lane.has_context = false;
-    current_ = &lane;
-  }
-  void exit_plain() {
-    current_->state = LaneState::Exited;
-    ++exited_;
-  }
 
   // The running GPU thread trapped, failed a device assert or let an
   // exception escape.  Print the diagnostic line and leave the block for
@@ -170,7 +162,7 @@ class BlockRunner {
     print_error_line(tail, format, args);
     va_end(args);
     fault_ = kind;
-    if (!promoted_ || current_->id == native_) std::longjmp(escape_, 1);  // already on the OS stack
+    if (!promoted_ || self_lane().id == native_) std::longjmp(escape_, 1);  // already on the OS stack
     Lane& native = lanes_[native_];
     current_ = &native;
     fiber_switch(nullptr, native.state == LaneState::Exited ? exit_context_ : native.context);
@@ -179,7 +171,7 @@ class BlockRunner {
 
   // __syncthreads() and its counting variants.
   int barrier(BarrierKind kind, int vote, const char* file, int line) {
-    Lane& self = *current_;
+    Lane& self = self_lane();
     if (n_ == 1) return reduce_votes(kind, vote != 0 ? 1u : 0u);
     if (!promoted_) promote();
     self.state = LaneState::AtBarrier;
@@ -201,7 +193,7 @@ class BlockRunner {
   // cost more than the rendezvous itself (partial stores read back whole stall store forwarding).
   const WarpCall& warp(WarpOp op, const void* in, unsigned size, int arg, int width, unsigned mask, const char* file,
                        int line) {
-    Lane& self = *current_;
+    Lane& self = self_lane();
     WarpCall& call = self.warp;
     call.op = op;
     call.arg = arg;
@@ -231,11 +223,12 @@ class BlockRunner {
   }
 
   // Lanes of the caller's warp that exist and have not exited.
-  unsigned active_mask() const {
-    const unsigned base = current_->id - current_->id % 32;
+  unsigned active_mask() {
+    const Lane& self = self_lane();
+    const unsigned base = self.id - self.id % 32;
     unsigned mask = 0;
     for (unsigned i = 0; i < 32 && base + i < n_; ++i)
-      if (promoted_ ? lanes_[base + i].state != LaneState::Exited : base + i >= current_->id) mask |= 1u << i;
+      if (promoted_ ? lanes_[base + i].state != LaneState::Exited : base + i >= self.id) mask |= 1u << i;
     return mask;  // plain mode: the lanes before the caller have exited, those after it not yet started
   }
 
@@ -243,9 +236,9 @@ class BlockRunner {
   // spin-waits on a flag set by another thread of the block make progress).
   void yield() {
     if (n_ == 1) return;
+    Lane& self = self_lane();
     if (!promoted_) promote();
     if (queued_ == 0) return;
-    Lane& self = *current_;
     self.state = LaneState::Ready;
     push(self.id);
     switch_to_next(&self.context);
@@ -288,11 +281,26 @@ class BlockRunner {
     current_ = nullptr;
   }
 
+  // The running GPU thread's lane.  Promoted: the fiber or native lane running.  Plain: the lane of
+  // the thread whose index the loop has just set, written now (its linear index from threadIdx).
+  Lane& self_lane() {
+    if (promoted_) return *current_;
+    const uint3 index = threadIdx;
+    const unsigned id = index.x + dim_.x * (index.y + dim_.y * index.z);
+    Lane& lane = lanes_[id];
+    lane.id = id;
+    lane.index = index;
+    lane.state = LaneState::Running;
+    lane.has_context = false;
+    current_ = &lane;
+    return lane;
+  }
+
   // Make `lane` the running GPU thread of this OS thread.
   void enter(Lane& lane) {
     current_ = &lane;
     lane.state = LaneState::Running;
-    ::threadIdx = lane.index;
+    threadIdx = lane.index;
   }
 
   void invoke_kernel() {
@@ -318,7 +326,7 @@ class BlockRunner {
     if (!threw) return;
     if (char* newline = std::strchr(what, '\n')) *newline = '\0';  // c10::Error appends a backtrace
     fault(Fault::LaunchFailure, "kernel threw an exception in block (%u,%u,%u) thread (%u,%u,%u)%s", block_.x,
-          block_.y, block_.z, current_->index.x, current_->index.y, current_->index.z, what);
+          block_.y, block_.z, self_lane().index.x, self_lane().index.y, self_lane().index.z, what);
   }
 
   // Switch the block to fibers: every thread after the current one becomes a
@@ -326,10 +334,13 @@ class BlockRunner {
   // before it have run (their lanes were filled in then); the lanes of those
   // after it are filled in here.
   void promote() {
+    Lane& self = self_lane();
     promoted_ = true;
-    native_ = current_->id;
-    current_->has_context = true;  // saved by its first switch, before anyone resumes it
+    native_ = self.id;
+    self.has_context = true;  // saved by its first switch, before anyone resumes it
     warp_arrived_.assign((n_ + 31) / 32, 0);
+    for (unsigned i = 0; i < native_; ++i) lanes_[i].state = LaneState::Exited;  // they ran to their ends
+    exited_ = native_;
     // Counted, not divided: three divisions a lane cost as much as a small kernel's whole thread.
     uint3 index = current_->index;
     for (unsigned i = current_->id + 1; i < n_; ++i) {

@@ -193,7 +193,7 @@ inline bool run_block(Worker& worker, const Grid& g, unsigned long long linear) 
   const unsigned long long gx = g.grid.x, gy = g.grid.y;
   const uint3 b{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
                 static_cast<unsigned>(linear / (gx * gy))};
-  ::blockIdx = b;
+  blockIdx = b;
   ::blockDim = g.block;
   ::gridDim = g.grid;
   const Fault fault = worker.runner.run_block(g.body, g.block, b);
@@ -333,14 +333,10 @@ bool run_threads(void* object, BlockRunner* plain) {
   const dim3 dim = plain != nullptr ? plain->block_dim() : dim3(1, 1, 1);
   uint3 index{0, 0, 0};
   for (unsigned t = 0; t < n; ++t) {
-    if (plain != nullptr) {
-      plain->enter_plain(t, index);
-      ::threadIdx = index;
-    }
+    if (plain != nullptr) threadIdx = index;  // all a plain thread needs (BlockRunner::self_lane)
     kernel();
     if (plain == nullptr) return false;
     if (plain->promoted()) return true;  // thread t turned the block into fibers and has finished
-    plain->exit_plain();
     // Counted, not divided: three divisions a thread cost as much as a small kernel's whole thread.
     if (++index.x == dim.x) {
       index.x = 0;
