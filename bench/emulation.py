@@ -5,7 +5,9 @@ Each case builds its inputs once on the CPU (fixed seed), copies them to the
 device, runs the operation on both, checks that the ``musa`` result matches
 the CPU's (a benchmark of wrong numbers measures nothing), then times it:
 per device, one warm-up call, a number of calls chosen so that a round lasts
-at least ``--min-time``, best of ``--rounds`` rounds. It prints wall time and
+at least ``--min-time``, best of ``--rounds`` rounds, the CPU backend's and
+the device's rounds taken in turn (a slow spell of the machine falls on
+both alike). It prints wall time and
 CPU time (user+sys of the whole process, so the CPU backend's worker threads
 count) per call, and the ratios musa/CPU.
 
@@ -105,20 +107,28 @@ def _cases(torch):
     }
 
 
-def _time(fn, args, min_time: float, rounds: int) -> tuple[float, float, int]:
-    """Best-of-rounds wall and CPU seconds per call; the calls per round."""
+def _calls(fn, args, min_time: float) -> int:
+    """Calls per round: enough for a round to last ``min_time`` (one untimed warm-up call measures it)."""
     start = time.perf_counter()
     fn(*args)
     once = max(time.perf_counter() - start, 1e-7)
-    calls = max(1, min(20_000, int(min_time / once)))
-    best_wall = best_cpu = float("inf")
+    return max(1, min(20_000, int(min_time / once)))
+
+
+def _time_pair(cpu: tuple, musa: tuple | None, min_time: float, rounds: int) -> list[tuple[float, float]]:
+    """Best-of-rounds (wall, CPU) seconds per call of each (fn, args) given, their rounds interleaved: a
+    slow spell of the machine (a new process's first second, a neighbour's job) then falls on both
+    devices' rounds alike, and the best of each comes from the quiet rounds."""
+    timed = [(fn, args, _calls(fn, args, min_time)) for fn, args in (pair for pair in (cpu, musa) if pair)]
+    best = [[float("inf"), float("inf")] for _ in timed]
     for _ in range(rounds):
-        wall, cpu = time.perf_counter(), time.process_time()
-        for _ in range(calls):
-            fn(*args)
-        best_wall = min(best_wall, (time.perf_counter() - wall) / calls)
-        best_cpu = min(best_cpu, (time.process_time() - cpu) / calls)
-    return best_wall, best_cpu, calls
+        for (fn, args, calls), b in zip(timed, best):
+            wall, cpu_time = time.perf_counter(), time.process_time()
+            for _ in range(calls):
+                fn(*args)
+            b[0] = min(b[0], (time.perf_counter() - wall) / calls)
+            b[1] = min(b[1], (time.process_time() - cpu_time) / calls)
+    return [(w, c) for w, c in best]
 
 
 def _first_line(error: BaseException) -> str:
@@ -142,16 +152,17 @@ def run_cases(library: str, names: list[str], threads: int, min_time: float, rou
         row = {"label": label}
         results["cases"][name] = row
         cpu_args, fn = make("cpu")
-        row["cpu"] = _time(fn, cpu_args, min_time, rounds)[:2]
         try:
-            musa_args, fn = make("musa")
-            got = fn(*musa_args).cpu()
+            musa_args, musa_fn = make("musa")
+            got = musa_fn(*musa_args).cpu()
             torch.testing.assert_close(got, fn(*cpu_args), rtol=tol, atol=tol)
         except Exception as error:  # the device lacks the operator, or computes it wrong: say which
             row["unavailable"] = _first_line(error)
             print(f"{name}: unavailable: {row['unavailable']}", file=sys.stderr, flush=True)
+            row["cpu"] = list(_time_pair((fn, cpu_args), None, min_time, rounds)[0])
             continue
-        row["musa"] = _time(fn, musa_args, min_time, rounds)[:2]
+        cpu_time, musa_time = _time_pair((fn, cpu_args), (musa_fn, musa_args), min_time, rounds)
+        row["cpu"], row["musa"] = list(cpu_time), list(musa_time)
         print(f"{name}: cpu {row['cpu'][0]:.3g} s  musa {row['musa'][0]:.3g} s", file=sys.stderr, flush=True)
     results["load_end"] = os.getloadavg()[0]
     return results
