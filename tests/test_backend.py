@@ -144,6 +144,47 @@ def test_cpu_view_takes_the_device_branch_where_the_host_branch_only_asserts() -
     assert cpu_bytes(after) == after  # code after the return: not a placeholder
 
 
+GRID_STRIDE = b"""// blockDim.x in a comment stays
+__global__ void fill(float* a, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim . x * gridDim.x) a[i] = 1;
+  printf("blockDim.x %d", gridDim.y);
+}
+"""
+
+
+def test_cpu_view_reads_block_and_grid_dims_through_the_accessor() -> None:
+    """A grid-stride loop reads blockDim and gridDim at every step; as thread-locals of the dlopen'd device
+    each read was a TLS lookup, through the runtime's const accessor they are looked up once."""
+    seen = cpu_bytes(GRID_STRIDE).decode()
+    assert seen.count("musaport_indices_here()->block_dim") == 2 and seen.count("musaport_indices_here()->grid_dim") == 2
+    assert "// blockDim.x in a comment stays" in seen and '"blockDim.x %d"' in seen  # comments and strings as written
+    assert "blockIdx.x" in seen and "threadIdx.x" in seen  # those two are the runtime's own macros
+
+
+@pytest.mark.parametrize("other_use", [
+    "void host(int n) { dim3 gridDim((n + 255) / 256); fill<<<gridDim, 256>>>(nullptr, n); }\n",  # a local
+    "void bsr(int blockDim);\n",  # a parameter (cuSPARSE's BSR API)
+    "struct Config { dim3 gridDim; };\n",  # a member
+])
+def test_cpu_view_leaves_a_dim_name_that_the_file_uses_otherwise(other_use: str) -> None:
+    """Where the file gives the name to something else, a read of it may be that thing's: kept as written."""
+    name = "blockDim" if "blockDim" in other_use else "gridDim"
+    seen = cpu_bytes(GRID_STRIDE + other_use.encode()).decode()
+    assert f"musaport_indices_here()->{'block_dim' if name == 'blockDim' else 'grid_dim'}" not in seen
+    assert "musaport_indices_here()->" in seen  # the other name is still read through the accessor
+
+
+@pytest.mark.shared
+def test_cpu_view_of_the_real_kernel_loop_macro(ported_260: Path) -> None:
+    """PyTorch 2.6.0's CUDA_KERNEL_LOOP, the grid-stride loop of its pooling, upsampling and index kernels."""
+    data = (ported_260 / "generated_cuda_compatible/aten/src/ATen/musa/detail/KernelUtils.h").read_bytes()
+    seen = cpu_bytes(data).decode()
+    loop = seen[seen.index("#define MUSA_KERNEL_LOOP_TYPE"):]
+    loop = loop[:loop.index("\n\n")]
+    assert "_i_n_d_e_x+=musaport_indices_here()->block_dim.x * musaport_indices_here()->grid_dim.x" in loop
+    assert data.decode().count("blockDim.x * gridDim.x") >= 1
+
+
 @pytest.mark.shared
 def test_cpu_view_of_the_real_math_compat_header(ported_260: Path) -> None:
     """PyTorch 2.6.0's CUDAMathCompat.h: copysign (floor_divide, div with rounding_mode='floor', geqrf)."""

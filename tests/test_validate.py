@@ -839,3 +839,53 @@ def test_a_dlopened_kernel_looks_up_its_indices_once_per_block_not_per_thread(tm
     thread_loop = next(body for name, body in functions.items() if "run_threads<run_checks::{lambda()" in name)
     assert "__tls_get_addr" not in thread_loop  # the kernel inlined into the loop over the block's threads
     assert thread_loop.count("musaport_indices_here") == 1
+
+
+GRID_STRIDE_KERNEL = """\
+#include <musa_runtime.h>
+#include <cstdio>
+__global__ void scale(const float* in, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = 2 * in[i];
+}
+extern "C" int run_checks() {
+  const int n = 10000;
+  float *in, *out;
+  musaMallocManaged(&in, n * sizeof(float));
+  musaMallocManaged(&out, n * sizeof(float));
+  for (int i = 0; i < n; ++i) in[i] = i;
+  scale<<<7, 96>>>(in, out, n);
+  if (musaDeviceSynchronize() != musaSuccess) return 1;
+  for (int i = 0; i < n; ++i)
+    if (out[i] != 2.0f * i) { std::printf("FAIL %d: %g\\n", i, out[i]); return 1; }
+  std::printf("PASS\\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.compiles
+def test_a_grid_stride_loop_in_the_cpu_view_looks_up_its_dims_once(tmp_path: Path, gxx: str) -> None:
+    """The CPU build's view reads blockDim and gridDim through the runtime's const accessor: a grid-stride
+    loop compiled from it at the device's flags, in a dlopen'd library, makes no TLS lookup per step, and
+    still covers every element with a grid smaller than the data."""
+    import subprocess
+
+    from musaport.resources import shim_include
+    from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
+    from musaport.validate.cpu.view import cpu_bytes
+    from musaport.validate.run.kernels import CXX
+
+    cpp, lib, driver = tmp_path / "scale.cpp", tmp_path / "libscale.so", tmp_path / "driver.cpp"
+    cpp.write_bytes(cpu_bytes(GRID_STRIDE_KERNEL.encode()))
+    driver.write_text(INDICES_DRIVER)
+    subprocess.run([CXX, "-std=c++17", "-fPIC", "-shared", "-pthread", *KERNEL_OPT_FLAGS, f"-I{shim_include()}",
+                    str(cpp), "-o", str(lib)], check=True)
+    subprocess.run([CXX, str(driver), "-o", str(tmp_path / "driver"), "-ldl"], check=True)
+    ran = subprocess.run([str(tmp_path / "driver"), str(lib)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stdout == "PASS\n", ran.stdout + ran.stderr
+
+    disassembly = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", str(lib)], capture_output=True,
+                                 text=True, check=True).stdout
+    functions = {body.split(">:", 1)[0]: body for body in disassembly.split("\n\n") if ">:" in body}
+    kernel = next(body for name, body in functions.items() if name.endswith("<scale(float const*, float*, int)"))
+    assert "__tls_get_addr" not in kernel and kernel.count("musaport_indices_here") == 1

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from musaport.cpp.launches import LaunchError, rewrite_launches
-from musaport.cpp.parser import encode, parse
+from musaport.cpp.parser import Parsed, encode, masked, parse
+from musaport.cpp.text import CODE_ONLY
 from musaport.fstree import walk
 from musaport.outdir import write_atomic
 
@@ -107,12 +108,47 @@ def arch_branches(data: bytes, arch: int = EMULATED_ARCH) -> bytes:
     return _ARCH_IF.sub(evaluated, data)
 
 
+# blockDim and gridDim as the runtime's thread-local variables cost a general-dynamic TLS lookup at every
+# read in the dlopen'd device, which GCC does not hoist from loops (a grid-stride loop reads both at every
+# step); through the runtime's const accessor (builtin_vars.h) it looks them up once per function.
+_DIM_NAMES = re.compile(rb"\b(?:blockDim|gridDim)\b")
+_DIM_USE = re.compile(r"(?<![\w.>:])(blockDim|gridDim)\b")
+_MEMBER = re.compile(r"\s*\.\s*[xyz]\b")
+_ACCESSOR = {"blockDim": "musaport_indices_here()->block_dim", "gridDim": "musaport_indices_here()->grid_dim"}
+
+
+def dims_through_accessor(parsed: Parsed) -> str:
+    """The text with each ``blockDim.x`` (and ``gridDim``, any member) read through the runtime's accessor,
+    for each of the two names whose every use in the file's code is such a read: a file in which the name
+    is anything else (a parameter, a local ``dim3 blockDim(16, 16)``, a member, a macro's argument, a
+    launch's configuration) keeps that name as written, since the name may not be the builtin there."""
+    text = parsed.text
+    code = masked(text, parsed.spans, CODE_ONLY)
+    uses: dict[str, list[int]] = {"blockDim": [], "gridDim": []}
+    for m in _DIM_USE.finditer(code):
+        name = m.group(1)
+        if name in uses and uses[name] is not None:
+            uses[name] = uses[name] + [m.start()] if _MEMBER.match(code, m.end()) else None
+    starts = sorted((at, name) for name, found in uses.items() if found for at in found)
+    if not starts:
+        return text
+    pieces, pos = [], 0
+    for at, name in starts:
+        pieces += [text[pos:at], _ACCESSOR[name]]
+        pos = at + len(name)
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
 def cpu_bytes(data: bytes, arch: int | None = None) -> bytes:
     """One file as the CPU build reads it (LaunchError when a launch cannot be delimited); with ``arch``,
-    its architecture branches as a device of that architecture takes them (``arch_branches``)."""
+    its architecture branches as a device of that architecture takes them (``arch_branches``); its reads of
+    ``blockDim`` and ``gridDim`` through the runtime's accessor where the file allows (``dims_through_accessor``)."""
     data = device_branches(data)
     if arch is not None:
         data = arch_branches(data, arch)
+    if _DIM_NAMES.search(data):
+        data = encode(dims_through_accessor(parse(data)))
     return encode(rewrite_launches(parse(data))) if b"<<<" in data else data
 
 

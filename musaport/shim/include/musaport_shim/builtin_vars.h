@@ -51,12 +51,17 @@ extern const __device__ musaport_builtin_grid_dim gridDim;
 // kernels' shared memory, is too large for the initial-exec model), three
 // lookups a GPU thread in PyTorch's elementwise kernels, which GCC did not
 // hoist from the loop over the block's threads.  Macros, since a member
-// access (`threadIdx.x`) cannot go through a function otherwise; blockDim and
+// access (`threadIdx.x`) cannot go through a function otherwise.  blockDim and
 // gridDim stay variables, because code names parameters and locals after
-// them (`int blockDim` in cuSPARSE's BSR API, `dim3 blockDim(16, 16)`).
+// them (`int blockDim` in cuSPARSE's BSR API, `dim3 blockDim(16, 16)`); the
+// CPU build's view of a port (validate.cpu.view) reads them through the
+// accessor too (block_dim, grid_dim), in the files where no other entity
+// takes their names.  The launch writes both copies.
 struct musaport_indices {
   uint3 thread_idx{0, 0, 0};
   uint3 block_idx{0, 0, 0};
+  dim3 block_dim{1, 1, 1};
+  dim3 grid_dim{1, 1, 1};
 };
 // Default visibility: one object per OS thread for the whole process, so a kernel of an extension's
 // library reads what the launch code of another library (the device's) wrote.

@@ -193,8 +193,11 @@ inline bool run_block(Worker& worker, const Grid& g, unsigned long long linear) 
   const unsigned long long gx = g.grid.x, gy = g.grid.y;
   const uint3 b{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
                 static_cast<unsigned>(linear / (gx * gy))};
-  blockIdx = b;
-  ::blockDim = g.block;
+  musaport_indices& indices = *musaport_indices_here();
+  indices.block_idx = b;
+  indices.block_dim = g.block;
+  indices.grid_dim = g.grid;
+  ::blockDim = g.block;  // for code read as written (the CPU view reads the copies above)
   ::gridDim = g.grid;
   const Fault fault = worker.runner.run_block(g.body, g.block, b);
   if (fault != Fault::None) {
