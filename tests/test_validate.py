@@ -812,30 +812,36 @@ int main(int, char** argv) {
 """
 
 
-@pytest.mark.compiles
-def test_a_dlopened_kernel_looks_up_its_indices_once_per_block_not_per_thread(tmp_path: Path, gxx: str) -> None:
-    """The device is a dlopen'd library whose thread-locals take the general-dynamic model: each read of a
-    thread-local variable is a __tls_get_addr call, which GCC does not hoist from the loop over a block's
-    threads. threadIdx and blockIdx go through a const accessor instead, called once per block: the
-    compiled loop has no TLS lookup of its own, and every thread, plain or fiber, still sees its indices."""
+def _dlopened_checks(tmp_path: Path, name: str, source: bytes) -> dict[str, str]:
+    """Compile ``source`` (which defines ``run_checks``) into a library at the device's kernel flags, run its
+    checks through dlopen, as the device is loaded, and return its functions' disassembly by name."""
     import subprocess
 
     from musaport.resources import shim_include
     from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
     from musaport.validate.run.kernels import CXX
 
-    cpp, lib, driver = tmp_path / "indices.cpp", tmp_path / "libindices.so", tmp_path / "driver.cpp"
-    cpp.write_text(THREAD_INDICES.replace("int main()", 'extern "C" int run_checks()'))
+    cpp, lib, driver = tmp_path / f"{name}.cpp", tmp_path / f"lib{name}.so", tmp_path / "driver.cpp"
+    cpp.write_bytes(source)
     driver.write_text(INDICES_DRIVER)
     subprocess.run([CXX, "-std=c++17", "-fPIC", "-shared", "-pthread", *KERNEL_OPT_FLAGS, f"-I{shim_include()}",
                     str(cpp), "-o", str(lib)], check=True)
     subprocess.run([CXX, str(driver), "-o", str(tmp_path / "driver"), "-ldl"], check=True)
     ran = subprocess.run([str(tmp_path / "driver"), str(lib)], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0 and ran.stdout == "PASS\n", ran.stdout + ran.stderr
-
     disassembly = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", str(lib)], capture_output=True,
                                  text=True, check=True).stdout
-    functions = {body.split(">:", 1)[0]: body for body in disassembly.split("\n\n") if ">:" in body}
+    return {body.split(">:", 1)[0]: body for body in disassembly.split("\n\n") if ">:" in body}
+
+
+@pytest.mark.compiles
+def test_a_dlopened_kernel_looks_up_its_indices_once_per_block_not_per_thread(tmp_path: Path, gxx: str) -> None:
+    """The device is a dlopen'd library whose thread-locals take the general-dynamic model: each read of a
+    thread-local variable is a __tls_get_addr call, which GCC does not hoist from the loop over a block's
+    threads. threadIdx and blockIdx go through a const accessor instead, called once per block: the
+    compiled loop has no TLS lookup of its own, and every thread, plain or fiber, still sees its indices."""
+    source = THREAD_INDICES.replace("int main()", 'extern "C" int run_checks()')
+    functions = _dlopened_checks(tmp_path, "indices", source.encode())
     thread_loop = next(body for name, body in functions.items() if "run_threads<run_checks::{lambda()" in name)
     assert "__tls_get_addr" not in thread_loop  # the kernel inlined into the loop over the block's threads
     assert thread_loop.count("musaport_indices_here") == 1
@@ -868,24 +874,8 @@ def test_a_grid_stride_loop_in_the_cpu_view_looks_up_its_dims_once(tmp_path: Pat
     """The CPU build's view reads blockDim and gridDim through the runtime's const accessor: a grid-stride
     loop compiled from it at the device's flags, in a dlopen'd library, makes no TLS lookup per step, and
     still covers every element with a grid smaller than the data."""
-    import subprocess
-
-    from musaport.resources import shim_include
-    from musaport.validate.backend.backend import KERNEL_OPT_FLAGS
     from musaport.validate.cpu.view import cpu_bytes
-    from musaport.validate.run.kernels import CXX
 
-    cpp, lib, driver = tmp_path / "scale.cpp", tmp_path / "libscale.so", tmp_path / "driver.cpp"
-    cpp.write_bytes(cpu_bytes(GRID_STRIDE_KERNEL.encode()))
-    driver.write_text(INDICES_DRIVER)
-    subprocess.run([CXX, "-std=c++17", "-fPIC", "-shared", "-pthread", *KERNEL_OPT_FLAGS, f"-I{shim_include()}",
-                    str(cpp), "-o", str(lib)], check=True)
-    subprocess.run([CXX, str(driver), "-o", str(tmp_path / "driver"), "-ldl"], check=True)
-    ran = subprocess.run([str(tmp_path / "driver"), str(lib)], capture_output=True, text=True, timeout=60)
-    assert ran.returncode == 0 and ran.stdout == "PASS\n", ran.stdout + ran.stderr
-
-    disassembly = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", str(lib)], capture_output=True,
-                                 text=True, check=True).stdout
-    functions = {body.split(">:", 1)[0]: body for body in disassembly.split("\n\n") if ">:" in body}
+    functions = _dlopened_checks(tmp_path, "scale", cpu_bytes(GRID_STRIDE_KERNEL.encode()))
     kernel = next(body for name, body in functions.items() if name.endswith("<scale(float const*, float*, int)"))
     assert "__tls_get_addr" not in kernel and kernel.count("musaport_indices_here") == 1
