@@ -118,7 +118,7 @@ class BlockRunner {
   bool active() const { return active_; }
   const uint3& block_index() const { return block_; }
   // The running GPU thread.  In plain mode its lane is written here, when something asks for it (a
-  // barrier, a warp operation, a fault), not by the loop over the block's threads (see enter_plain).
+  // barrier, a warp operation, a fault), not by the loop over the block's threads (self_lane).
   const Lane& current() { return self_lane(); }
 
   // Run every thread of one block to completion, or until one of them
@@ -331,8 +331,8 @@ class BlockRunner {
 
   // Switch the block to fibers: every thread after the current one becomes a
   // fiber; the current thread continues on the native stack.  The threads
-  // before it have run (their lanes were filled in then); the lanes of those
-  // after it are filled in here.
+  // before it have run to their ends (their lanes are marked exited here; plain
+  // threads never wrote them); the lanes of those after it are filled in here.
   void promote() {
     Lane& self = self_lane();
     promoted_ = true;
