@@ -124,12 +124,14 @@ def dims_through_accessor(parsed: Parsed) -> str:
     launch's configuration) keeps that name as written, since the name may not be the builtin there."""
     text = parsed.text
     code = masked(text, parsed.spans, CODE_ONLY)
-    uses: dict[str, list[int]] = {"blockDim": [], "gridDim": []}
-    for m in _DIM_USE.finditer(code):
-        name = m.group(1)
-        if name in uses and uses[name] is not None:
-            uses[name] = uses[name] + [m.start()] if _MEMBER.match(code, m.end()) else None
-    starts = sorted((at, name) for name, found in uses.items() if found for at in found)
+    reads: dict[str, list[int]] = {"blockDim": [], "gridDim": []}
+    named_otherwise: set[str] = set()
+    for m in _DIM_USE.finditer(code):  # after `.`, `->` or `::` the name is a member or qualified: left alone
+        if _MEMBER.match(code, m.end()):
+            reads[m.group(1)].append(m.start())
+        else:
+            named_otherwise.add(m.group(1))
+    starts = sorted((at, name) for name, found in reads.items() if name not in named_otherwise for at in found)
     if not starts:
         return text
     pieces, pos = [], 0
