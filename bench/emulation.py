@@ -115,11 +115,11 @@ def _calls(fn, args, min_time: float) -> int:
     return max(1, min(20_000, int(min_time / once)))
 
 
-def _time_pair(cpu: tuple, musa: tuple | None, min_time: float, rounds: int) -> list[tuple[float, float]]:
-    """Best-of-rounds (wall, CPU) seconds per call of each (fn, args) given, their rounds interleaved: a
+def _time_pair(cpu: tuple, musa: tuple | None, min_time: float, rounds: int) -> list[list[float]]:
+    """Best-of-rounds [wall, CPU] seconds per call of each (fn, args) given, their rounds interleaved: a
     slow spell of the machine (a new process's first second, a neighbour's job) then falls on both
     devices' rounds alike, and the best of each comes from the quiet rounds."""
-    timed = [(fn, args, _calls(fn, args, min_time)) for fn, args in (pair for pair in (cpu, musa) if pair)]
+    timed = [(fn, args, _calls(fn, args, min_time)) for fn, args in [cpu] + ([musa] if musa else [])]
     best = [[float("inf"), float("inf")] for _ in timed]
     for _ in range(rounds):
         for (fn, args, calls), b in zip(timed, best):
@@ -128,7 +128,7 @@ def _time_pair(cpu: tuple, musa: tuple | None, min_time: float, rounds: int) -> 
                 fn(*args)
             b[0] = min(b[0], (time.perf_counter() - wall) / calls)
             b[1] = min(b[1], (time.process_time() - cpu_time) / calls)
-    return [(w, c) for w, c in best]
+    return best
 
 
 def _first_line(error: BaseException) -> str:
@@ -159,10 +159,9 @@ def run_cases(library: str, names: list[str], threads: int, min_time: float, rou
         except Exception as error:  # the device lacks the operator, or computes it wrong: say which
             row["unavailable"] = _first_line(error)
             print(f"{name}: unavailable: {row['unavailable']}", file=sys.stderr, flush=True)
-            row["cpu"] = list(_time_pair((fn, cpu_args), None, min_time, rounds)[0])
+            row["cpu"] = _time_pair((fn, cpu_args), None, min_time, rounds)[0]
             continue
-        cpu_time, musa_time = _time_pair((fn, cpu_args), (musa_fn, musa_args), min_time, rounds)
-        row["cpu"], row["musa"] = list(cpu_time), list(musa_time)
+        row["cpu"], row["musa"] = _time_pair((fn, cpu_args), (musa_fn, musa_args), min_time, rounds)
         print(f"{name}: cpu {row['cpu'][0]:.3g} s  musa {row['musa'][0]:.3g} s", file=sys.stderr, flush=True)
     results["load_end"] = os.getloadavg()[0]
     return results
